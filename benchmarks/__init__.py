@@ -1,0 +1,1 @@
+"""asv suites for gemmwatch, and the timing protocol and cells they share."""

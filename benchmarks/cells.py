@@ -1,0 +1,195 @@
+"""Building the inputs and the two sides (Triton, native) of one GEMM cell.
+
+Shared by `gemmwatch bench` and the asv suites so both time exactly the same
+calls on the same data (the first seed: script differences alone reach 10%).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+# dtype name -> (torch dtype attribute, precision for fp32)
+DTYPES = {
+    "fp16": ("float16", None),
+    "bf16": ("bfloat16", None),
+    "fp32-ieee": ("float32", "ieee"),
+    "fp32-tf32": ("float32", "tf32"),
+    "fp8_e4m3": ("float8_e4m3fn", None),
+    "fp8_e5m2": ("float8_e5m2", None),
+}
+
+# Relative Frobenius error vs a float64 reference above which a cell is wrong,
+# per input dtype: a few ulps of the output type times sqrt(K)-ish growth,
+# generous enough for K up to 16k (ulp: fp16 1e-3, bf16 8e-3, tf32 1e-3, fp8 out bf16).
+TOLERANCE = {
+    "fp16": 2e-3,
+    "bf16": 1.6e-2,
+    "fp32-ieee": 1e-5,
+    "fp32-tf32": 2e-3,
+    "fp8_e4m3": 1.6e-2,
+    "fp8_e5m2": 1.6e-2,
+}
+
+
+@dataclass
+class Cell:
+    """One (shape, dtype, epilogue) problem with its inputs and both callables."""
+
+    dtype: str
+    M: int
+    N: int
+    K: int
+    epilogue: str | None = None  # None, "bias+gelu", "bias+silu", ...
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}; expected one of {', '.join(DTYPES)}")
+        for name in ("M", "N", "K"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"cell {name} must be an int >= 1, got {value!r}")
+
+    @property
+    def name(self) -> str:
+        suffix = f" {self.epilogue}" if self.epilogue else ""
+        return f"{self.dtype} {self.M}x{self.N}x{self.K}{suffix}"
+
+    @property
+    def is_fp8(self) -> bool:
+        return self.dtype.startswith("fp8")
+
+    @property
+    def activation(self) -> str | None:
+        if not self.epilogue:
+            return None
+        parts = self.epilogue.split("+")
+        return parts[-1] if parts[-1] != "bias" else None
+
+    @property
+    def has_bias(self) -> bool:
+        return bool(self.epilogue) and "bias" in self.epilogue.split("+")
+
+
+class Prepared:
+    """Inputs on the device, the Triton and native callables, and a float64 reference."""
+
+    def __init__(self, cell: Cell, device: str, seed: int = 0):
+        import torch
+
+        self.cell = cell
+        dtype_attr, self.precision = DTYPES[cell.dtype]
+        dtype = getattr(torch, dtype_attr)
+        gen = torch.Generator(device="cpu").manual_seed(seed)
+        # Random normal data, never zeros (zeros run faster and hide unwritten outputs).
+        a = torch.randn(cell.M, cell.K, generator=gen)
+        b = torch.randn(cell.K, cell.N, generator=gen)
+        if cell.is_fp8:
+            self.out_dtype = torch.bfloat16
+            self.a = a.to(dtype).to(device)
+            # Column-major B: the layout torch._scaled_mm requires and the fast one.
+            self.b = b.t().contiguous().to(dtype).t().to(device)
+            self.scale_a = torch.tensor(0.5, device=device)
+            self.scale_b = torch.tensor(2.0, device=device)
+        else:
+            self.out_dtype = dtype
+            self.a = a.to(dtype).to(device)
+            self.b = b.to(dtype).to(device)
+            self.scale_a = self.scale_b = None
+        self.bias = torch.randn(cell.N, generator=gen).to(self.out_dtype).to(device) if cell.has_bias else None
+        self.out = torch.empty(cell.M, cell.N, dtype=self.out_dtype, device=device)
+        self.native_out = torch.empty_like(self.out)
+
+    def triton(self):
+        import kernels
+
+        c = self.cell
+        if c.is_fp8:
+            return kernels.scaled_matmul(
+                self.a, self.b, self.scale_a, self.scale_b,
+                bias=self.bias, activation=c.activation, out_dtype=self.out_dtype, out=self.out,
+            )  # fmt: skip
+        return kernels.matmul(
+            self.a, self.b, bias=self.bias, activation=c.activation, precision=self.precision, out=self.out
+        )
+
+    @contextlib.contextmanager
+    def _native_precision(self):
+        import torch
+
+        saved = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = self.precision == "tf32"
+        try:
+            yield
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+
+    def native(self):
+        """cuBLAS/cuBLASLt (hipBLASLt) through torch, precision-matched, unfused epilogue."""
+        import torch
+
+        c = self.cell
+        if c.is_fp8:
+            y = torch._scaled_mm(self.a, self.b, self.scale_a, self.scale_b, bias=self.bias, out_dtype=self.out_dtype)
+            if c.activation:
+                y = _torch_activation(y, c.activation)
+            return y
+        with self._native_precision():
+            if self.bias is None and c.activation is None:
+                return torch.matmul(self.a, self.b, out=self.native_out)
+            y = torch.matmul(self.a, self.b)
+        if self.bias is not None:
+            y = y + self.bias
+        return _torch_activation(y, c.activation) if c.activation else y
+
+    def native_supported(self) -> str | None:
+        """None if the native side can run this cell, else the reason it cannot."""
+        if self.cell.is_fp8:
+            if self.a.device.type != "cuda":
+                return "torch._scaled_mm needs a CUDA device"
+            if self.cell.K % 16 or self.cell.N % 16:
+                return "torch._scaled_mm needs K and N divisible by 16"
+        return None
+
+    def reference(self):
+        """float64 result of the same function, on the inputs' device."""
+        return reference_gemm(
+            self.a, self.b, bias=self.bias, activation=self.cell.activation, scale_a=self.scale_a, scale_b=self.scale_b
+        )
+
+    def relative_error(self, result) -> float:
+        return relative_error(result, self.reference())
+
+
+def reference_gemm(a, b, *, bias=None, activation=None, scale_a=None, scale_b=None):
+    """`act(scale_a * scale_b * (a @ b) + bias)` in float64: the ground truth every check uses."""
+    y = a.double() @ b.double()
+    if scale_a is not None:
+        y = y * scale_a.double() * scale_b.double()
+    if bias is not None:
+        y = y + bias.double()
+    return _torch_activation(y, activation) if activation else y
+
+
+def relative_error(result, ref) -> float:
+    """|result - ref| / |ref| (Frobenius); inf if anything is NaN/inf or the shapes differ."""
+    if tuple(result.shape) != tuple(ref.shape):
+        return float("inf")
+    diff = result.double() - ref
+    if not bool(diff.isfinite().all()):
+        return float("inf")
+    return float(diff.norm() / ref.norm().clamp_min(1e-30))
+
+
+def _torch_activation(y, activation: str):
+    import torch.nn.functional as F
+
+    if activation == "relu":
+        return F.relu(y)
+    if activation == "gelu":
+        return F.gelu(y)
+    if activation == "gelu_tanh":
+        return F.gelu(y, approximate="tanh")
+    if activation == "silu":
+        return F.silu(y)
+    raise ValueError(f"unknown activation {activation!r}")

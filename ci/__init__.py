@@ -1,0 +1,1 @@
+"""Results, verdicts, PR comments and the gemmwatch command line."""

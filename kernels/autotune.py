@@ -1,0 +1,154 @@
+"""Choosing a launch config per problem, and remembering the choice.
+
+The space comes from `targets.candidate_configs` for the detected chip (never a
+hand list). On a GPU the first `top_k()` candidates are compiled and timed on
+the real inputs and the fastest is cached under the problem's key (op, dtype,
+precision, layout, power-of-two shape bucket); configs that fail to compile
+are recorded as failed. In the interpreter nothing is timed: its timings carry
+no signal, so the best-ranked candidate is used.
+
+`selections()` reports every choice made in this process (config, tuning
+seconds, what was tried and failed, the compiled kernel's hash), for the
+benchmark context.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from targets import candidate_configs, detect, shape_bucket
+from targets.configs import GemmConfig
+
+DEFAULT_TOP_K = 12  # candidates timed per shape bucket; ~1 s of compile each
+
+
+def top_k() -> int:
+    raw = os.environ.get("GEMMWATCH_AUTOTUNE_TOP_K", str(DEFAULT_TOP_K))
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"GEMMWATCH_AUTOTUNE_TOP_K must be a positive integer, got {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"GEMMWATCH_AUTOTUNE_TOP_K must be a positive integer, got {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ProblemKey:
+    op: str
+    dtype: str
+    precision: str
+    layout: str  # "rowrow", "rowcol", ... for A and B
+    M: int
+    N: int
+    K: int
+    device: str
+
+    def cache_key(self) -> tuple:
+        return (self.op, self.dtype, self.precision, self.layout, self.device, shape_bucket(self.M, self.N, self.K))
+
+
+@dataclass
+class Selection:
+    """How a config was chosen for one problem bucket."""
+
+    key: ProblemKey
+    target: str
+    config: GemmConfig
+    method: str  # "timed", "ranked" (interpreter: first candidate), "forced"
+    tune_seconds: float = 0.0
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)  # config -> error
+    kernel_hash: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "op": self.key.op,
+            "dtype": self.key.dtype,
+            "precision": self.key.precision,
+            "layout": self.key.layout,
+            "shape": [self.key.M, self.key.N, self.key.K],
+            "target": self.target,
+            "config": str(self.config),
+            "method": self.method,
+            "tune_seconds": round(self.tune_seconds, 3),
+            "timings_ms": self.timings_ms,
+            "failed": self.failed,
+            "kernel_hash": self.kernel_hash,
+        }
+
+
+_CACHE: dict[tuple, Selection] = {}
+
+
+def selections() -> list[Selection]:
+    return list(_CACHE.values())
+
+
+def clear() -> None:
+    _CACHE.clear()
+
+
+def lookup(key: ProblemKey) -> Selection | None:
+    return _CACHE.get(key.cache_key())
+
+
+def _kernel_hash(compiled) -> str | None:
+    return getattr(compiled, "hash", None)
+
+
+def run(key: ProblemKey, launch: Callable[[GemmConfig], object], *, forced: GemmConfig | None = None) -> Selection:
+    """Launch the problem with the cached, forced or newly chosen config."""
+    if forced is not None:
+        if not isinstance(forced, GemmConfig):
+            raise TypeError(f"config must be a targets.GemmConfig, got {type(forced).__name__}")
+        compiled = launch(forced)
+        return Selection(key, detect().name, forced, "forced", kernel_hash=_kernel_hash(compiled))
+    cached = _CACHE.get(key.cache_key())
+    if cached is not None:
+        launch(cached.config)
+        return cached
+    spec = detect()
+    candidates = candidate_configs(spec, key.dtype, key.M, key.N, key.K)
+    if spec.is_interpreter:
+        selection = Selection(key, spec.name, candidates[0], "ranked")
+        selection.kernel_hash = _kernel_hash(launch(selection.config))
+    else:
+        selection = _time_candidates(key, spec.name, candidates[: top_k()], launch)
+    _CACHE[key.cache_key()] = selection
+    return selection
+
+
+def _time_candidates(key, target, candidates, launch) -> Selection:
+    import triton
+    from triton.testing import do_bench
+
+    start = time.perf_counter()
+    timings: dict[GemmConfig, float] = {}
+    failed: dict[str, str] = {}
+    for cfg in candidates:
+        try:
+            launch(cfg)  # compile
+            # Short runs: this ranks configs; the benchmarks measure properly.
+            timings[cfg] = do_bench(lambda cfg=cfg: launch(cfg), warmup=5, rep=20, return_mode="median")
+        except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError) as err:
+            failed[str(cfg)] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    if not timings:
+        raise RuntimeError(
+            f"no candidate config compiled for {key}: " + "; ".join(f"{c}: {e}" for c, e in failed.items())
+        )
+    best = min(timings, key=timings.get)
+    compiled = launch(best)  # leave the chosen config's result in the output
+    return Selection(
+        key,
+        target,
+        best,
+        "timed",
+        tune_seconds=time.perf_counter() - start,
+        timings_ms={str(c): round(t, 5) for c, t in timings.items()},
+        failed=failed,
+        kernel_hash=_kernel_hash(compiled),
+    )

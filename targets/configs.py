@@ -1,0 +1,194 @@
+"""The GEMM autotune space, derived from a `TargetSpec` — never a hand list per chip.
+
+Rules (the first seed's, made concrete):
+- BLOCK_M/N are multiples of the matrix unit's tile, BLOCK_K a multiple of its K
+  depth in bytes (16 elements of fp16, 32 of fp8).
+- Shared memory `(BM*BK + BK*BN) * bytes * stages` stays within the chip's
+  opt-in per-block budget.
+- num_stages in 2..4 and never more than the K loop's iterations.
+- num_warps 4 or 8, and the fp32 accumulator tile must fit the register file
+  (at most half of a thread's registers, the rest for addresses and operands).
+- Small-M (decode) shapes get small BLOCK_M instead of wasting a 128-row tile.
+- Blocks are not larger than the (power-of-two rounded) problem.
+- At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
+  caller that cannot time takes the first one).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import asdict, dataclass
+
+from targets.spec import TargetSpec
+
+MAX_CONFIGS = 50
+STAGES = (2, 3, 4)
+WARPS = (4, 8)
+GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
+
+# Element sizes for the dtype names gemmwatch uses.
+DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
+
+
+@dataclass(frozen=True, order=True)
+class GemmConfig:
+    """One point of the autotune space (the launch meta-parameters)."""
+
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+    num_stages: int
+    group_m: int = GROUP_M
+
+    def __post_init__(self) -> None:
+        for name in ("block_m", "block_n", "block_k"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 16 or value & (value - 1):
+                raise ValueError(f"GemmConfig.{name} must be a power of two >= 16, got {value!r}")
+        if self.num_warps not in (1, 2, 4, 8, 16):
+            raise ValueError(f"GemmConfig.num_warps must be 1, 2, 4, 8 or 16, got {self.num_warps!r}")
+        if not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8:
+            raise ValueError(f"GemmConfig.num_stages must be an int in 1..8, got {self.num_stages!r}")
+        if not isinstance(self.group_m, int) or self.group_m < 1:
+            raise ValueError(f"GemmConfig.group_m must be a positive int, got {self.group_m!r}")
+
+    def smem_bytes(self, dtype_bytes: int) -> int:
+        """Shared memory of the software pipeline's operand buffers."""
+        return (self.block_m * self.block_k + self.block_k * self.block_n) * dtype_bytes * self.num_stages
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return (
+            f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
+        )
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def dtype_bytes(dtype: str) -> int:
+    try:
+        return DTYPE_BYTES[dtype]
+    except KeyError:
+        raise ValueError(f"unknown dtype name {dtype!r}; expected one of {sorted(DTYPE_BYTES)}") from None
+
+
+def _block_choices(extent: int, options: tuple[int, ...], unit: int) -> list[int]:
+    """Options that are multiples of `unit` and not larger than the rounded-up extent."""
+    cap = max(unit, _next_pow2(extent))
+    chosen = [b for b in options if b % unit == 0 and b <= cap]
+    return chosen or [max(unit, min(options))]
+
+
+def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> list[GemmConfig]:
+    """The autotune space for one problem on one chip, best guess first."""
+    for name, value in (("M", M), ("N", N), ("K", K)):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(f"candidate_configs: {name} must be an int >= 1, got {value!r}")
+    return list(_candidate_configs(spec, dtype, M, N, K))
+
+
+@functools.lru_cache(maxsize=4096)
+def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> tuple[GemmConfig, ...]:
+    nbytes = dtype_bytes(dtype)
+    tile_m, tile_n, tile_k16 = spec.mma_tile
+    # K depth of one matrix instruction is fixed in bytes (32 B: k16 for fp16,
+    # k32 for fp8, k8 for tf32); keep BLOCK_K >= 16 so loads stay >= 32 bytes wide.
+    unit_k = max(16, tile_k16 * 2 // nbytes)
+    vector_elems = spec.max_vector_load_bits // 8 // nbytes
+
+    if M <= 16:  # decode: one or a few tokens
+        m_options: tuple[int, ...] = (16, 32)
+    elif M <= 64:
+        m_options = (16, 32, 64)
+    else:
+        m_options = (64, 128, 256)
+    block_ms = _block_choices(M, m_options, tile_m)
+    block_ns = _block_choices(N, (32, 64, 128, 256), tile_n)
+    k_options = (32, 64, 128) if nbytes >= 2 else (64, 128, 256)
+    block_ks = [b for b in _block_choices(K, k_options, unit_k) if b >= vector_elems] or [max(k_options)]
+
+    budget = spec.smem_per_block_bytes
+    acc_regs_per_thread_max = (spec.max_registers_per_thread + 1) // 2
+
+    configs = []
+    for bm in block_ms:
+        for bn in block_ns:
+            for bk in block_ks:
+                k_iters = math.ceil(K / bk)
+                stages = [s for s in STAGES if s <= k_iters] or [1]
+                for warps in WARPS:
+                    threads = warps * spec.warp_size
+                    if bm * bn / threads > acc_regs_per_thread_max:
+                        continue  # accumulator would spill
+                    for s in stages:
+                        cfg = GemmConfig(bm, bn, bk, warps, s)
+                        if cfg.smem_bytes(nbytes) <= budget:
+                            configs.append(cfg)
+    if not configs:
+        raise ValueError(
+            f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
+            f"shared memory budget {budget} bytes is below the smallest tile"
+        )
+    configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
+    return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
+
+
+def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
+    """Round-robin over output tiles (BM, BN, warps) in rank order.
+
+    A timed search over the first few configs then tries several tile shapes
+    instead of one tile with every BLOCK_K and stage count.
+    """
+    groups: dict[tuple[int, int, int], list[GemmConfig]] = {}
+    for cfg in ranked:
+        groups.setdefault((cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
+    out: list[GemmConfig] = []
+    queues = list(groups.values())
+    depth = 0
+    while len(out) < len(ranked):
+        for queue in queues:
+            if depth < len(queue):
+                out.append(queue[depth])
+        depth += 1
+    return out
+
+
+def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: int) -> tuple:
+    """Best-guess ranking from a coarse model; the chosen config on a GPU comes from timing.
+
+    Primary key: the fraction of the chip's matrix rate the config can reach,
+    modelled as (busy SMs in the last wave) x (real output in the computed
+    tiles) x (operand reuse of the tile, saturating like a roofline).
+    """
+    tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.block_n)
+    waves = tiles_m * tiles_n / spec.sm_count
+    wave_eff = waves / math.ceil(waves)
+    useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
+    # FLOPs per operand element loaded; ~32 is where a tile stops being
+    # limited by shared-memory bandwidth on current tensor-core parts.
+    intensity = (cfg.block_m * cfg.block_n) / (cfg.block_m + cfg.block_n)
+    reuse_eff = intensity / (intensity + 32)
+    threads = cfg.num_warps * spec.warp_size
+    outputs_per_thread = cfg.block_m * cfg.block_n / threads
+    return (
+        round(wave_eff * useful * reuse_eff, 2),
+        outputs_per_thread >= 16,  # enough work per thread to hide latency
+        cfg.block_k * nbytes >= 64,  # K steps of >= 64 bytes keep loads wide
+        cfg.num_stages,
+        -cfg.num_warps,
+    )
+
+
+def shape_bucket(M: int, N: int, K: int) -> tuple[int, int, int]:
+    """The key the best config is cached under: powers of two (M, N, K).
+
+    Within a bucket the best choice rarely changes, while each distinct shape
+    would otherwise pay its own autotuning.
+    """
+    return (_next_pow2(M), _next_pow2(N), _next_pow2(K))

@@ -1,0 +1,116 @@
+"""The same checks at real sizes, on a GPU (`pytest -m gpu`); skipped without one."""
+
+import pytest
+import torch
+
+import kernels
+from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = {
+    "fp16": (torch.float16, None),
+    "bf16": (torch.bfloat16, None),
+    "fp32-ieee": (torch.float32, "ieee"),
+    "fp32-tf32": (torch.float32, "tf32"),
+}
+SHAPES = [
+    (4096, 4096, 4096),
+    (16, 4096, 4096),
+    (1, 4096, 4096),
+    (128, 4096, 14336),
+    (3000, 5000, 1000),
+    (1023, 1025, 999),
+]
+
+
+def _randn(shape, dtype, gen):
+    return torch.randn(*shape, generator=gen, device="cuda").to(dtype)
+
+
+@pytest.fixture
+def gen():
+    return torch.Generator(device="cuda").manual_seed(7)
+
+
+def test_detect_finds_the_catalogue_entry():
+    from targets import CATALOGUE, detect
+
+    spec = detect()
+    assert not spec.is_interpreter
+    assert spec.name in CATALOGUE, f"{torch.cuda.get_device_name()} should be in the catalogue"
+    props = torch.cuda.get_device_properties(0)
+    assert spec.sm_count == props.multi_processor_count
+    assert spec.l2_bytes == props.L2_cache_size
+
+
+@pytest.mark.parametrize("dtype_name", list(DTYPES))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_real_sizes(dtype_name, shape, gen):
+    dtype, precision = DTYPES[dtype_name]
+    M, N, K = shape
+    a, b = _randn((M, K), dtype, gen), _randn((K, N), dtype, gen)
+    out = torch.full((M, N), float("nan"), dtype=dtype, device="cuda")
+    kernels.matmul(a, b, precision=precision, out=out)
+    torch.cuda.synchronize()
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
+
+
+@pytest.mark.parametrize("layouts", ["row-col", "col-row", "col-col"])
+def test_matmul_layouts_real_size(layouts, gen):
+    a, b = _randn((2048, 1536), torch.float16, gen), _randn((1536, 2560), torch.float16, gen)
+    la, lb = layouts.split("-")
+    a = a if la == "row" else a.t().contiguous().t()
+    b = b if lb == "row" else b.t().contiguous().t()
+    out = torch.full((2048, 2560), float("nan"), dtype=torch.float16, device="cuda")
+    kernels.matmul(a, b, out=out)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+@pytest.mark.parametrize("dtype_name", ["fp16", "bf16"])
+@pytest.mark.parametrize("activation", ["gelu", "silu", "relu"])
+def test_fused_epilogue_real_size(dtype_name, activation, gen):
+    dtype, _ = DTYPES[dtype_name]
+    M, N, K = 4096, 4096, 4096
+    a, b, bias = _randn((M, K), dtype, gen), _randn((K, N), dtype, gen), _randn((N,), dtype, gen)
+    out = torch.full((M, N), float("nan"), dtype=dtype, device="cuda")
+    kernels.matmul(a, b, bias=bias, activation=activation, out=out)
+    ref = reference_gemm(a, b, bias=bias, activation=activation)
+    unfused = getattr(torch.nn.functional, activation)(a @ b + bias)
+    assert relative_error(out, ref) <= TOLERANCE[dtype_name]
+    assert relative_error(out, ref) <= 1.5 * relative_error(unfused, ref) + 1e-6
+
+
+@pytest.mark.parametrize("fp8", [torch.float8_e4m3fn, torch.float8_e5m2], ids=["e4m3", "e5m2"])
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (128, 4096, 14336), (16, 4096, 4096), (1000, 1000, 1008)],
+                         ids=lambda s: "x".join(map(str, s)))  # fmt: skip
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
+def test_scaled_matmul_matches_reference_and_scaled_mm(fp8, shape, scaling, gen):
+    M, N, K = shape
+    a = _randn((M, K), torch.float32, gen).to(fp8)
+    b = _randn((N, K), torch.float32, gen).to(fp8).t()  # column-major, as _scaled_mm wants
+    if scaling == "tensorwise":
+        sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
+    else:
+        sa = torch.rand(M, 1, device="cuda", generator=gen) + 0.5
+        sb = torch.rand(1, N, device="cuda", generator=gen) + 0.5
+    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    kernels.scaled_matmul(a, b, sa, sb, out=out)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    err = relative_error(out, ref)
+    assert err <= TOLERANCE["fp8_e4m3"]
+    if fp8 == torch.float8_e5m2 and scaling == "rowwise":
+        return  # cuBLASLt has no rowwise e5m2 x e5m2 kernel
+    native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+    assert err <= 1.5 * relative_error(native, ref) + 1e-6
+
+
+def test_autotune_timed_and_recorded(gen):
+    a, b = _randn((2048, 2048), torch.float16, gen), _randn((2048, 2048), torch.float16, gen)
+    kernels.matmul(a, b)
+    key_rows = [s for s in kernels.autotune.selections() if s.key.M == 2048 and s.key.dtype == "fp16"]
+    assert key_rows and key_rows[0].method == "timed"
+    sel = key_rows[0]
+    assert sel.kernel_hash, "the compiled kernel's hash identifies the binary in results"
+    assert sel.timings_ms and str(sel.config) in sel.timings_ms
+    assert sel.timings_ms[str(sel.config)] == min(sel.timings_ms.values())

@@ -1,0 +1,190 @@
+"""Correctness of kernels.matmul / kernels.scaled_matmul against a float64 reference.
+
+On a CPU these run in Triton's interpreter (conftest.py); every output buffer
+is poisoned with NaN before the call, so an element the kernel skips fails.
+"""
+
+import pytest
+import torch
+
+import kernels
+from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
+from targets import GemmConfig
+
+FLOAT_DTYPES = {
+    "fp16": (torch.float16, None),
+    "bf16": (torch.bfloat16, None),
+    "fp32-ieee": (torch.float32, "ieee"),
+    "fp32-tf32": (torch.float32, "tf32"),
+}
+FP8 = {"fp8_e4m3": torch.float8_e4m3fn, "fp8_e5m2": torch.float8_e5m2}
+
+# Odd sizes: 1, primes, one past a power of two, a thousand.
+SHAPES = [(1, 1, 1), (1, 7, 33), (7, 1, 129), (33, 129, 7), (129, 33, 1000), (1000, 17, 65), (64, 64, 64)]
+
+
+def _poisoned(M, N, dtype, device):
+    return torch.full((M, N), float("nan"), dtype=dtype, device=device)
+
+
+def _randn(shape, gen, dtype, device):
+    return torch.randn(*shape, generator=gen).to(dtype).to(device)
+
+
+def _layout(t: torch.Tensor, layout: str) -> torch.Tensor:
+    """The same values stored row-major ("row") or column-major ("col")."""
+    return t.contiguous() if layout == "row" else t.t().contiguous().t()
+
+
+@pytest.mark.parametrize("dtype_name", list(FLOAT_DTYPES))
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_matmul_matches_float64(dtype_name, shape, device, rng):
+    dtype, precision = FLOAT_DTYPES[dtype_name]
+    M, N, K = shape
+    a, b = _randn((M, K), rng, dtype, device), _randn((K, N), rng, dtype, device)
+    out = _poisoned(M, N, dtype, device)
+    result = kernels.matmul(a, b, precision=precision, out=out)
+    assert result is out
+    assert relative_error(result, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
+
+
+@pytest.mark.parametrize("dtype_name", ["fp16", "bf16", "fp32-ieee"])
+@pytest.mark.parametrize("a_layout", ["row", "col"])
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+def test_matmul_any_layout(dtype_name, a_layout, b_layout, device, rng):
+    dtype, precision = FLOAT_DTYPES[dtype_name]
+    M, N, K = 45, 70, 99
+    a = _layout(_randn((M, K), rng, dtype, device), a_layout)
+    b = _layout(_randn((K, N), rng, dtype, device), b_layout)
+    out = _poisoned(M, N, dtype, device)
+    kernels.matmul(a, b, precision=precision, out=out)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
+
+
+def test_matmul_transposed_and_strided_views(device, rng):
+    base_a = _randn((80, 3 * 50), rng, torch.float16, device)
+    a = base_a[:, ::3]  # (80, 50), row stride 150, column stride 3
+    b = _randn((60, 50), rng, torch.float16, device).t()  # (50, 60) transposed view
+    out = _poisoned(80, 60, torch.float16, device)
+    kernels.matmul(a, b, out=out)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def test_matmul_writes_into_a_strided_out(device, rng):
+    a, b = _randn((40, 30), rng, torch.float16, device), _randn((30, 20), rng, torch.float16, device)
+    big = _poisoned(20, 40, torch.float16, device)
+    out = big.t()  # column-major output
+    kernels.matmul(a, b, out=out)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("dtype_name", ["fp16", "bf16", "fp32-ieee"])
+def test_fused_epilogue_matches_unfused_torch(activation, with_bias, dtype_name, device, rng):
+    dtype, precision = FLOAT_DTYPES[dtype_name]
+    M, N, K = 37, 90, 75
+    a, b = _randn((M, K), rng, dtype, device), _randn((K, N), rng, dtype, device)
+    bias = _randn((N,), rng, dtype, device) if with_bias else None
+    out = _poisoned(M, N, dtype, device)
+    kernels.matmul(a, b, bias=bias, activation=activation, precision=precision, out=out)
+    ref = reference_gemm(a, b, bias=bias, activation=activation)
+    fused_err = relative_error(out, ref)
+    assert fused_err <= TOLERANCE[dtype_name]
+    # torch's unfused act(a @ b + bias) rounds after each step; the fused
+    # epilogue rounds once, so it is at least about as close to float64.
+    if device == "cuda" or dtype != torch.bfloat16:  # CPU bf16 matmul is not the point here
+        unfused = a @ b
+        if bias is not None:
+            unfused = unfused + bias
+        if activation:
+            unfused = _torch_act(unfused, activation)
+        assert fused_err <= 1.5 * relative_error(unfused, ref) + 1e-6
+        assert relative_error(out, unfused.double()) <= 2 * TOLERANCE[dtype_name]
+
+
+def _torch_act(y, activation):
+    f = torch.nn.functional
+    return {
+        "relu": f.relu,
+        "gelu": f.gelu,
+        "gelu_tanh": lambda x: f.gelu(x, approximate="tanh"),
+        "silu": f.silu,
+    }[activation](y)
+
+
+def test_out_dtype_widens_the_result(device, rng):
+    a, b = _randn((20, 300), rng, torch.float16, device), _randn((300, 10), rng, torch.float16, device)
+    out = kernels.matmul(a, b, out_dtype=torch.float32)
+    assert out.dtype == torch.float32
+    # fp32 output keeps what an fp16 output would round away.
+    assert relative_error(out, reference_gemm(a, b)) <= 2e-5
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        GemmConfig(16, 16, 16, 4, 1),  # many programs, EVEN_K for K % 16 == 0
+        GemmConfig(32, 64, 32, 4, 2),
+        GemmConfig(64, 32, 64, 8, 3),
+        GemmConfig(16, 128, 128, 4, 1),  # one K step bigger than K
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("K", [16, 100])  # K % BLOCK_K == 0 or not
+def test_forced_configs_cover_edges(config, K, device, rng):
+    M, N = 50, 70  # not multiples of any block
+    a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
+    out = _poisoned(M, N, torch.float16, device)
+    kernels.matmul(a, b, out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def test_grouped_ordering_covers_every_tile(device, rng):
+    # More tile rows than GROUP_M (8) and a partial last group.
+    M, N, K = 16 * 19, 16 * 5, 32
+    a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
+    out = _poisoned(M, N, torch.float16, device)
+    kernels.matmul(a, b, out=out, config=GemmConfig(16, 16, 32, 4, 1, group_m=8))
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def _fp8_operands(M, N, K, dtype, rng, device, b_layout="col"):
+    a = (torch.randn(M, K, generator=rng) * 2).to(dtype).to(device)
+    b = _layout((torch.randn(K, N, generator=rng) * 2).to(dtype), b_layout).to(device)
+    return a, b
+
+
+@pytest.mark.parametrize("fp8_name", list(FP8))
+@pytest.mark.parametrize("shape", [(1, 7, 33), (33, 129, 64), (100, 48, 1000)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("b_layout", ["col", "row"])
+def test_scaled_matmul_tensorwise(fp8_name, shape, b_layout, device, rng):
+    M, N, K = shape
+    a, b = _fp8_operands(M, N, K, FP8[fp8_name], rng, device, b_layout)
+    sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
+    out = _poisoned(M, N, torch.bfloat16, device)
+    kernels.scaled_matmul(a, b, sa, sb, out=out)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    assert relative_error(out, ref) <= TOLERANCE[fp8_name]
+
+
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float16, torch.float32])
+def test_scaled_matmul_rowwise_with_epilogue(out_dtype, device, rng):
+    M, N, K = 40, 56, 96
+    a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
+    sa = (torch.rand(M, 1, generator=rng) + 0.5).to(device)
+    sb = (torch.rand(1, N, generator=rng) + 0.5).to(device)
+    bias = torch.randn(N, generator=rng).to(out_dtype).to(device)
+    out = _poisoned(M, N, out_dtype, device)
+    kernels.scaled_matmul(a, b, sa, sb, bias=bias, activation="silu", out_dtype=out_dtype, out=out)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb, bias=bias, activation="silu")
+    assert relative_error(out, ref) <= (1e-5 if out_dtype == torch.float32 else TOLERANCE["fp8_e4m3"])
+
+
+def test_selection_is_recorded(device, rng):
+    a, b = _randn((24, 40), rng, torch.float16, device), _randn((40, 56), rng, torch.float16, device)
+    kernels.matmul(a, b)
+    recorded = [s.as_dict() for s in kernels.autotune.selections() if s.key.M == 24 and s.key.N == 56]
+    assert recorded, "the chosen config must be reported"
+    assert recorded[0]["layout"] == "rowrow" and recorded[0]["dtype"] == "fp16"
+    assert recorded[0]["method"] in ("timed", "ranked")

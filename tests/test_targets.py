@@ -1,0 +1,210 @@
+import math
+import warnings
+from types import SimpleNamespace
+
+import pytest
+
+from targets import (
+    CATALOGUE,
+    MAX_CONFIGS,
+    GemmConfig,
+    PeakRates,
+    TargetSpec,
+    UnknownTargetWarning,
+    candidate_configs,
+    detect,
+    get,
+    spec_from_properties,
+)
+from targets.configs import dtype_bytes
+
+REQUIRED = {"h100-sxm", "h200", "a100-80gb", "l40s", "mi300x", "b200", "cpu-interpreter"}
+SHAPES = [
+    (1, 4096, 4096),
+    (16, 4096, 4096),
+    (128, 4096, 14336),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (1, 7, 33),
+    (1000, 129, 33),
+    (3000, 5000, 1000),
+    (64, 7168, 2048),
+]
+DTYPES = ["fp16", "bf16", "fp32", "fp8"]
+
+
+def test_catalogue_has_required_chips():
+    assert REQUIRED <= set(CATALOGUE)
+
+
+def test_get_unknown_target_names_known_ones():
+    with pytest.raises(KeyError, match="h200"):
+        get("not-a-chip")
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_candidate_configs_respect_the_spec(name, dtype, shape):
+    spec = CATALOGUE[name]
+    M, N, K = shape
+    configs = candidate_configs(spec, dtype, M, N, K)
+    assert 1 <= len(configs) <= MAX_CONFIGS
+    assert len(set(configs)) == len(configs), "duplicates in the space"
+    nbytes = dtype_bytes(dtype)
+    tile_m, tile_n, tile_k = spec.mma_tile
+    for cfg in configs:
+        assert cfg.smem_bytes(nbytes) <= spec.smem_per_block_bytes, f"{cfg} over {name}'s shared memory"
+        assert cfg.block_m % tile_m == 0 and cfg.block_n % tile_n == 0
+        assert (cfg.block_k * nbytes) % (tile_k * 2) == 0, f"{cfg}: BLOCK_K not a multiple of the MMA K depth"
+        k_iters = math.ceil(K / cfg.block_k)
+        assert cfg.num_stages <= max(1, k_iters), f"{cfg}: more stages than K iterations ({k_iters})"
+        assert cfg.num_stages in (1, 2, 3, 4)
+        assert cfg.num_stages >= 2 or k_iters < 2
+        assert cfg.num_warps in (4, 8)
+        threads = cfg.num_warps * spec.warp_size
+        assert cfg.block_m * cfg.block_n / threads <= (spec.max_registers_per_thread + 1) // 2
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_decode_shapes_get_small_m_blocks(name):
+    for M in (1, 8, 16):
+        configs = candidate_configs(CATALOGUE[name], "fp16", M, 4096, 4096)
+        assert all(c.block_m <= 32 for c in configs), "decode shapes must not waste 64+ row tiles"
+    big = candidate_configs(CATALOGUE[name], "fp16", 4096, 4096, 4096)
+    assert min(c.block_m for c in big) >= 64
+
+
+def test_mi300x_lds_gives_a_different_space_from_h100():
+    h100 = set(candidate_configs(get("h100-sxm"), "fp16", 4096, 4096, 4096))
+    mi300 = set(candidate_configs(get("mi300x"), "fp16", 4096, 4096, 4096))
+    assert h100 != mi300
+    # A 64 KB LDS cannot hold what a 227 KB shared memory can.
+    assert max(c.smem_bytes(2) for c in mi300) <= 64 * 1024 < max(c.smem_bytes(2) for c in h100)
+    # Wavefront 64 and bigger register files change the warp/tile trade-off too.
+    assert any(c.block_m * c.block_n == 256 * 256 for c in mi300)
+
+
+def test_stages_never_exceed_k_iterations():
+    configs = candidate_configs(get("h200"), "fp16", 4096, 4096, 64)
+    assert all(c.num_stages <= math.ceil(64 / c.block_k) or c.num_stages == 1 for c in configs)
+    assert all(c.num_stages == 1 for c in configs if c.block_k >= 64)
+
+
+def test_bad_problem_sizes_are_rejected():
+    with pytest.raises(ValueError, match="M must be an int >= 1"):
+        candidate_configs(get("h200"), "fp16", 0, 16, 16)
+    with pytest.raises(ValueError, match="unknown dtype name 'int4'"):
+        candidate_configs(get("h200"), "int4", 16, 16, 16)
+
+
+def test_gemm_config_validates_itself():
+    with pytest.raises(ValueError, match="block_m must be a power of two"):
+        GemmConfig(48, 64, 32, 4, 2)
+    with pytest.raises(ValueError, match="num_warps"):
+        GemmConfig(64, 64, 32, 3, 2)
+    assert str(GemmConfig(128, 256, 64, 8, 3)) == "BM128-BN256-BK64-w8-s3-g8"
+
+
+def _spec_kwargs(**changes):
+    base = dict(
+        name="x",
+        vendor="nvidia",
+        arch="sm_90",
+        sm_count=1,
+        smem_per_block_bytes=1024,
+        smem_banks=32,
+        smem_bank_width_bytes=4,
+        max_vector_load_bits=128,
+        warp_size=32,
+        registers_per_sm=65536,
+        max_registers_per_thread=255,
+        l2_bytes=1,
+        peak_tflops=PeakRates(None, None, None, None, None),
+        mem_bandwidth_gbs=None,
+    )
+    base.update(changes)
+    return base
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"vendor": "intel"}, "vendor must be one of"),
+        ({"sm_count": 0}, "sm_count must be a positive int"),
+        ({"warp_size": 48}, "warp_size must be 32 or 64"),
+        ({"smem_per_block_bytes": 1.5}, "smem_per_block_bytes must be a positive int"),
+        ({"max_vector_load_bits": 12}, "multiple of 8"),
+        ({"mma_tile": (16, 12, 16)}, "mma_tile"),
+        ({"name": ""}, "name must be a non-empty string"),
+    ],
+)
+def test_target_spec_validates_itself(changes, message):
+    with pytest.raises(ValueError, match=message):
+        TargetSpec(**_spec_kwargs(**changes))
+
+
+def test_peak_rates_validate():
+    with pytest.raises(ValueError, match="fp16"):
+        PeakRates(fp32=1.0, tf32=1.0, fp16=-3.0, bf16=1.0, fp8=None)
+    assert get("h200").peak_tflops.get("bf16") == pytest.approx(989.4)
+    assert get("a100-80gb").peak_tflops.get("fp8") is None
+
+
+def test_spec_is_frozen_and_hashable():
+    spec = get("h200")
+    with pytest.raises(AttributeError):
+        spec.sm_count = 1
+    assert hash(spec) == hash(get("h200"))
+
+
+def test_detect_without_gpu_is_the_interpreter():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert detect().name == "cpu-interpreter"
+    assert detect().is_interpreter
+
+
+def _props(**kw):
+    base = dict(
+        name="NVIDIA H200",
+        major=9,
+        minor=0,
+        multi_processor_count=132,
+        shared_memory_per_block_optin=227 * 1024,
+        warp_size=32,
+        regs_per_multiprocessor=65536,
+        L2_cache_size=60 * 1024 * 1024,
+    )
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+def test_known_device_properties_match_the_catalogue():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert spec_from_properties(_props()) is get("h200")
+        assert spec_from_properties(_props(name="NVIDIA H100 80GB HBM3", L2_cache_size=50 * 1024 * 1024)).name == (
+            "h100-sxm"
+        )
+        mi = _props(name="AMD Instinct MI300X", multi_processor_count=304, shared_memory_per_block_optin=65536,
+                    warp_size=64, regs_per_multiprocessor=131072, gcnArchName="gfx942:sramecc+:xnack-")  # fmt: skip
+        assert spec_from_properties(mi, is_rocm=True).name == "mi300x"
+
+
+def test_partitioned_device_uses_reported_values_with_a_warning():
+    with pytest.warns(UnknownTargetWarning, match="sm_count=16"):
+        spec = spec_from_properties(_props(multi_processor_count=16))
+    assert spec.sm_count == 16 and spec.name == "h200-custom"
+
+
+def test_unknown_gpu_gets_a_spec_from_its_properties_with_a_warning():
+    props = _props(name="NVIDIA RTX 9090", major=12, minor=0, multi_processor_count=170,
+                   shared_memory_per_block_optin=101376, L2_cache_size=96 * 1024 * 1024)  # fmt: skip
+    with pytest.warns(UnknownTargetWarning, match="not in the gemmwatch catalogue"):
+        spec = spec_from_properties(props)
+    assert spec.arch == "sm_120" and spec.sm_count == 170 and spec.smem_per_block_bytes == 101376
+    assert spec.peak_tflops.get("fp16") is None
+    assert candidate_configs(spec, "fp16", 4096, 4096, 4096), "an unknown chip still gets a config space"
