@@ -147,6 +147,8 @@ class Prepared:
         if self.cell.is_fp8:
             if self.a.device.type != "cuda":
                 return "torch._scaled_mm needs a CUDA device"
+            if self.cell.dtype == "fp8_e5m2":
+                return "torch._scaled_mm has no e5m2 x e5m2 kernel"
             if self.cell.K % 16 or self.cell.N % 16:
                 return "torch._scaled_mm needs K and N divisible by 16"
         return None

@@ -65,6 +65,7 @@ def _gemm_kernel(
     SCALE_A: tl.constexpr,
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
+    MAX_NUM_IMPRECISE_ACC: tl.constexpr,
 ):
     """C[M, N] = act(sa * sb * (A[M, K] @ B[K, N]) + bias[N]), fp32 accumulation.
 
@@ -100,7 +101,7 @@ def _gemm_kernel(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
 
@@ -166,6 +167,7 @@ def scaled_matmul(
     bias: torch.Tensor | None = None,
     activation: str | None = None,
     out_dtype: torch.dtype = torch.bfloat16,
+    use_fast_accum: bool = False,
     out: torch.Tensor | None = None,
     config: GemmConfig | None = None,
 ) -> torch.Tensor:
@@ -176,12 +178,20 @@ def scaled_matmul(
     `scale_a` (M, 1) with `scale_b` (1, N) (rowwise). Unlike `torch._scaled_mm`,
     any strides and any K are accepted (the fast layout is `a` row-major and
     `b` column-major). The scales are applied in the epilogue, in fp32.
+
+    `use_fast_accum` has `torch._scaled_mm`'s meaning. False (the default, as in
+    torch): partial sums are promoted to the fp32 accumulator after every
+    BLOCK_K step. True: Hopper's fp8 tensor cores accumulate the whole K loop
+    in their reduced-precision adder (faster, measurably less accurate at long K).
     """
     dtype = check_matrices("scaled_matmul", a, b, allowed=(torch.float8_e4m3fn, torch.float8_e5m2))
     c_dtype = resolve_out_dtype("scaled_matmul", out_dtype, default=torch.bfloat16)
     modes = check_scales(a, b, scale_a, scale_b)
+    if not isinstance(use_fast_accum, bool):
+        raise TypeError(f"scaled_matmul: use_fast_accum must be a bool, got {use_fast_accum!r}")
+    precision = "fast_accum" if use_fast_accum else None
     return _launch(
-        "scaled_matmul", a, b, c_dtype, dtype, None, bias, activation, (scale_a, scale_b), modes, out, config
+        "scaled_matmul", a, b, c_dtype, dtype, precision, bias, activation, (scale_a, scale_b), modes, out, config
     )
 
 
@@ -202,6 +212,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         scale_a, scale_b = scales
         mode_a, mode_b = (_SCALE_TENSOR, _SCALE_TENSOR) if scale_modes == "tensorwise" else (_SCALE_VECTOR,) * 2
 
+    fp8_precise = scales is not None and input_precision != "fast_accum"
+
     def launch(cfg: GemmConfig):
         grid = (triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n),)
         return _gemm_kernel[grid](
@@ -218,7 +230,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             ACTIVATION=_ACT_CODES[activation],
             SCALE_A=mode_a,
             SCALE_B=mode_b,
-            INPUT_PRECISION=input_precision,
+            INPUT_PRECISION=input_precision if input_precision in ("ieee", "tf32") else None,
+            # fp8 on Hopper: None = Triton's default (accumulate the whole K loop
+            # in the tensor cores' reduced-precision adder); BLOCK_K = promote to
+            # fp32 after every K step, cuBLAS's default (non-fast-accum) precision.
+            MAX_NUM_IMPRECISE_ACC=cfg.block_k if fp8_precise else None,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
         )  # fmt: skip

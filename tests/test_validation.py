@@ -139,3 +139,11 @@ def test_scaled_matmul_checks(device):
         kernels.scaled_matmul(a.half(), b.half(), one, one)
     with pytest.raises(TypeError, match="scale_b must be a float32 torch.Tensor, got float"):
         kernels.scaled_matmul(a, b, one, 1.0)
+
+
+def test_scaled_matmul_fast_accum_must_be_bool(device):
+    a = torch.randn(8, 32).to(torch.float8_e4m3fn).to(device)
+    b = torch.randn(32, 16).to(torch.float8_e4m3fn).to(device)
+    one = torch.tensor(1.0, device=device)
+    with pytest.raises(TypeError, match="use_fast_accum must be a bool, got 'yes'"):
+        kernels.scaled_matmul(a, b, one, one, use_fast_accum="yes")
