@@ -16,6 +16,7 @@ DTYPES = {
     "fp32-ieee": ("float32", "ieee"),
     "fp32-tf32": ("float32", "tf32"),
     "fp8_e4m3": ("float8_e4m3fn", None),
+    "fp8_e4m3-fastacc": ("float8_e4m3fn", "fast_accum"),  # both sides with use_fast_accum=True
     "fp8_e5m2": ("float8_e5m2", None),
 }
 
@@ -28,6 +29,7 @@ TOLERANCE = {
     "fp32-ieee": 1e-5,
     "fp32-tf32": 2e-3,
     "fp8_e4m3": 1.6e-2,
+    "fp8_e4m3-fastacc": 1.6e-2,
     "fp8_e5m2": 1.6e-2,
 }
 
@@ -107,7 +109,8 @@ class Prepared:
         if c.is_fp8:
             return kernels.scaled_matmul(
                 self.a, self.b, self.scale_a, self.scale_b,
-                bias=self.bias, activation=c.activation, out_dtype=self.out_dtype, out=self.out,
+                bias=self.bias, activation=c.activation, out_dtype=self.out_dtype,
+                use_fast_accum=self.precision == "fast_accum", out=self.out,
             )  # fmt: skip
         return kernels.matmul(
             self.a, self.b, bias=self.bias, activation=c.activation, precision=self.precision, out=self.out

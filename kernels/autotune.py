@@ -82,6 +82,7 @@ class Selection:
 
 
 _CACHE: dict[tuple, Selection] = {}
+_LAST: list[Selection] = []  # the selection of the most recent launch in this process
 
 
 def selections() -> list[Selection]:
@@ -96,6 +97,16 @@ def lookup(key: ProblemKey) -> Selection | None:
     return _CACHE.get(key.cache_key())
 
 
+def last() -> Selection | None:
+    """The selection used by the most recent launch (forced ones included)."""
+    return _LAST[0] if _LAST else None
+
+
+def _remember(selection: Selection) -> Selection:
+    _LAST[:] = [selection]
+    return selection
+
+
 def _kernel_hash(compiled) -> str | None:
     return getattr(compiled, "hash", None)
 
@@ -106,11 +117,11 @@ def run(key: ProblemKey, launch: Callable[[GemmConfig], object], *, forced: Gemm
         if not isinstance(forced, GemmConfig):
             raise TypeError(f"config must be a targets.GemmConfig, got {type(forced).__name__}")
         compiled = launch(forced)
-        return Selection(key, detect().name, forced, "forced", kernel_hash=_kernel_hash(compiled))
+        return _remember(Selection(key, detect().name, forced, "forced", kernel_hash=_kernel_hash(compiled)))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
         launch(cached.config)
-        return cached
+        return _remember(cached)
     spec = detect()
     candidates = candidate_configs(spec, key.dtype, key.M, key.N, key.K)
     if spec.is_interpreter:
@@ -119,7 +130,7 @@ def run(key: ProblemKey, launch: Callable[[GemmConfig], object], *, forced: Gemm
     else:
         selection = _time_candidates(key, spec.name, candidates[: top_k()], launch)
     _CACHE[key.cache_key()] = selection
-    return selection
+    return _remember(selection)
 
 
 def _time_candidates(key, target, candidates, launch) -> Selection:

@@ -180,8 +180,8 @@ def scaled_matmul(
     `b` column-major). The scales are applied in the epilogue, in fp32.
 
     `use_fast_accum` has `torch._scaled_mm`'s meaning. False (the default, as in
-    torch): partial sums are promoted to the fp32 accumulator after every
-    BLOCK_K step. True: Hopper's fp8 tensor cores accumulate the whole K loop
+    torch): partial sums are promoted to the fp32 accumulator at least every
+    128 K elements. True: Hopper's fp8 tensor cores accumulate the whole K loop
     in their reduced-precision adder (faster, measurably less accurate at long K).
     """
     dtype = check_matrices("scaled_matmul", a, b, allowed=(torch.float8_e4m3fn, torch.float8_e5m2))
@@ -232,9 +232,10 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             SCALE_B=mode_b,
             INPUT_PRECISION=input_precision if input_precision in ("ieee", "tf32") else None,
             # fp8 on Hopper: None = Triton's default (accumulate the whole K loop
-            # in the tensor cores' reduced-precision adder); BLOCK_K = promote to
-            # fp32 after every K step, cuBLAS's default (non-fast-accum) precision.
-            MAX_NUM_IMPRECISE_ACC=cfg.block_k if fp8_precise else None,
+            # in the tensor cores' reduced-precision adder). Otherwise promote to
+            # fp32 every 128 K elements (4 wgmma k32 steps), the promotion
+            # interval of CUTLASS's fp8 GEMMs and cuBLAS without fast accumulation.
+            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise else None,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
         )  # fmt: skip
