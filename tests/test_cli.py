@@ -38,9 +38,11 @@ def test_bench_runs_and_is_labelled(tmp_path):
     assert "target=cpu-interpreter" in proc.stdout
     payload = json.loads(out.read_text())
     assert payload["interpreter"] is True
-    assert {r["dtype"] for r in payload["rows"]} == {"fp16", "fp8_e4m3"}
-    assert all(r["rel_error"] <= r["tolerance"] for r in payload["rows"])
-    assert "[1/3]" in proc.stderr  # progress
+    cells = payload["cells"].values()
+    assert {c["dtype"] for c in cells} == {"fp16", "fp8_e4m3"}
+    assert all(c["error"] is None and c["rel_error"] <= c["tolerance"] for c in cells)
+    assert all(len(c["triton_s"]) == 3 for c in cells)  # 3 rounds in the interpreter
+    assert "[bench 1/3]" in proc.stderr  # progress
 
 
 def test_bench_rejects_unknown_dtype():

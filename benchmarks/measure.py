@@ -1,0 +1,183 @@
+"""Measuring a list of cells: correctness first, then the interleaved timing protocol.
+
+One function serves `gemmwatch bench` and the asv suites (which call it once
+per operation class from `setup_cache` and read every metric from its result),
+so every figure gemmwatch reports comes from the same code path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+from benchmarks.cells import TOLERANCE, Cell, Prepared, relative_error
+
+DEFAULT_ROUNDS = 30
+ENV_ROUNDS = "GEMMWATCH_ROUNDS"
+ENV_PROGRESS = "GEMMWATCH_PROGRESS_FILE"
+
+
+def cell_key(cell: Cell) -> str:
+    """A readable, unique id: 'fp16 4096x4096x4096' or 'bf16 4096x4096x4096 bias+gelu'."""
+    return cell.name
+
+
+@dataclass
+class CellResult:
+    """Everything measured for one cell. Times are seconds per call, one sample per round."""
+
+    dtype: str
+    shape: tuple[int, int, int]
+    epilogue: str | None
+    triton_s: list[float] = field(default_factory=list)
+    native_s: list[float] | None = None
+    ratio: list[float] | None = None  # Triton time / native time, per round
+    rel_error: float | None = None  # Frobenius |C - ref| / |ref| against float64
+    max_rel_error: float | None = None  # max |C - ref| / max |ref|
+    tolerance: float | None = None
+    tune_seconds: float | None = None  # first call: autotuning and compiling
+    tflops: float | None = None  # of the median Triton time
+    pct_of_peak: float | None = None
+    config: str | None = None
+    kernel_hash: str | None = None
+    selection: str | None = None  # how the config was chosen
+    native_note: str | None = None  # why there is no native baseline, if there is none
+    error: str | None = None  # why the cell failed (compile error, wrong result)
+    inner: int | None = None
+    flush_s: float | None = None
+    method: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+    def median(self, series: str) -> float | None:
+        values = getattr(self, series)
+        return _median(values) if values else None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+
+
+def rounds_from_env(default: int = DEFAULT_ROUNDS) -> int:
+    raw = os.environ.get(ENV_ROUNDS)
+    if raw is None:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{ENV_ROUNDS} must be a positive integer, got {raw!r}")
+    return int(raw)
+
+
+def _peak_name(dtype: str) -> str:
+    if dtype.startswith("fp8"):
+        return "fp8"
+    return {"fp32-ieee": "fp32", "fp32-tf32": "tf32"}.get(dtype, dtype)
+
+
+def _max_rel_error(result, ref) -> float:
+    diff = (result.double() - ref).abs()
+    if not bool(diff.isfinite().all()):
+        return math.inf
+    return float(diff.max() / ref.abs().max().clamp_min(1e-30))
+
+
+def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
+    """Check one cell against float64, then time Triton and native interleaved."""
+    import torch
+
+    from benchmarks.timing import measure, tflops
+    from kernels import autotune
+
+    result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
+    try:
+        prep = Prepared(cell, device)
+        start = time.perf_counter()
+        out = prep.triton()
+        if device == "cuda":
+            torch.cuda.synchronize()
+        result.tune_seconds = time.perf_counter() - start
+        selection = autotune.last()
+        if selection is not None:
+            result.config, result.kernel_hash = str(selection.config), selection.kernel_hash
+            result.selection = selection.method
+        ref = prep.reference()
+        result.rel_error = relative_error(out, ref)
+        result.max_rel_error = _max_rel_error(out, ref)
+        del ref
+        if not result.rel_error <= result.tolerance:
+            result.error = f"wrong result: relative error {result.rel_error:.3g} over tolerance {result.tolerance:.3g}"
+            return result
+        result.native_note = prep.native_supported()
+        fns = (prep.triton,) if result.native_note else (prep.triton, prep.native)
+        timing = measure(*fns, rounds=rounds)
+    except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
+        result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
+        return result
+    result.triton_s = timing.samples[0]
+    if not result.native_note:
+        result.native_s = timing.samples[1]
+        result.ratio = timing.ratios(0, 1)
+    result.inner, result.flush_s, result.method = timing.inner, timing.flush_seconds, timing.method
+    if not spec.is_interpreter:
+        result.tflops = tflops(cell.M, cell.N, cell.K, result.median("triton_s"))
+        peak = spec.peak_tflops.get(_peak_name(cell.dtype))
+        result.pct_of_peak = 100.0 * result.tflops / peak if peak else None
+    return result
+
+
+def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
+    """Measure `cells` in order; returns {"context": ..., "cells": {cell_key: CellResult}}.
+
+    Progress goes to stderr and, when GEMMWATCH_PROGRESS_FILE is set (by
+    `gemmwatch run`), as JSON lines to that file.
+    """
+    import torch
+
+    from benchmarks.context import device_description, device_state, software_versions
+    from kernels import autotune
+    from targets import detect
+
+    rounds = rounds or rounds_from_env()
+    spec = detect()
+    device = "cuda" if torch.cuda.is_available() and not spec.is_interpreter else "cpu"
+    context = {
+        **device_description(),
+        **software_versions(),
+        "rounds": rounds,
+        "state_before": device_state(),
+        "started_at": time.time(),
+    }
+    results: dict[str, CellResult] = {}
+    progress_path = os.environ.get(ENV_PROGRESS)
+    start = time.perf_counter()
+    for i, cell in enumerate(cells, 1):
+        results[cell_key(cell)] = res = measure_cell(cell, rounds=rounds, device=device, spec=spec)
+        line = {
+            "suite": label,
+            "index": i,
+            "total": len(cells),
+            "cell": cell_key(cell),
+            "elapsed_s": round(time.perf_counter() - start, 1),
+            "failed": res.failed,
+        }
+        print(
+            f"[{label} {i}/{len(cells)}] {cell_key(cell)} {'FAILED ' + res.error if res.failed else ''}",
+            file=sys.stderr,
+        )
+        if progress_path:
+            with open(progress_path, "a") as f:
+                f.write(json.dumps(line) + "\n")
+    context["state_after"] = device_state()
+    context["seconds"] = round(time.perf_counter() - start, 2)
+    context["autotune"] = [s.as_dict() for s in autotune.selections()]
+    return {"context": context, "cells": results}
