@@ -19,6 +19,48 @@ from benchmarks.cells import TOLERANCE, Cell, Prepared, relative_error
 DEFAULT_ROUNDS = 30
 ENV_ROUNDS = "GEMMWATCH_ROUNDS"
 ENV_PROGRESS = "GEMMWATCH_PROGRESS_FILE"
+# Evidence knob for the detection power of the protocol, never set in normal
+# runs: "CELL=FRACTION;..." (e.g. "fp16 4096x4096x4096=0.03") makes the Triton
+# side of that cell about FRACTION slower on the GPU, by a calibrated spin kernel
+# (torch.cuda._sleep) after each call, inside the timed graph.
+ENV_INJECT = "GEMMWATCH_INJECT_SLOWDOWN"
+
+
+def injected_slowdowns() -> dict[str, float]:
+    raw = os.environ.get(ENV_INJECT, "").strip()
+    out = {}
+    for item in filter(None, (part.strip() for part in raw.split(";"))):
+        cell, _, fraction = item.rpartition("=")
+        try:
+            out[cell.strip()] = float(fraction)
+        except ValueError:
+            raise ValueError(f"{ENV_INJECT}: expected 'CELL=FRACTION;...', got {item!r}") from None
+    return out
+
+
+def _slowed(fn, fraction: float):
+    """`fn` followed by a GPU spin lasting about `fraction` of fn's GPU time."""
+    import torch
+
+    def gpu_seconds(f, reps=20):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        f()
+        start.record()
+        for _ in range(reps):
+            f()
+        end.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(end) / 1e3 / reps
+
+    cycles_probe = 1_000_000
+    seconds_per_cycle = gpu_seconds(lambda: torch.cuda._sleep(cycles_probe)) / cycles_probe
+    cycles = max(1, int(fraction * gpu_seconds(fn) / seconds_per_cycle))
+
+    def slowed():
+        fn()
+        torch.cuda._sleep(cycles)
+
+    return slowed
 
 
 def cell_key(cell: Cell) -> str:
@@ -50,6 +92,7 @@ class CellResult:
     inner: int | None = None
     flush_s: float | None = None
     method: str | None = None
+    method_note: str | None = None  # e.g. an injected slowdown (evidence runs only)
 
     @property
     def failed(self) -> bool:
@@ -118,7 +161,12 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
             result.error = f"wrong result: relative error {result.rel_error:.3g} over tolerance {result.tolerance:.3g}"
             return result
         result.native_note = prep.native_supported()
-        fns = (prep.triton,) if result.native_note else (prep.triton, prep.native)
+        triton_fn = prep.triton
+        inject = injected_slowdowns().get(cell_key(cell))
+        if inject and device == "cuda":
+            triton_fn = _slowed(prep.triton, inject)
+            result.method_note = f"injected slowdown {inject:.1%}"
+        fns = (triton_fn,) if result.native_note else (triton_fn, prep.native)
         timing = measure(*fns, rounds=rounds)
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"

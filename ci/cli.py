@@ -35,6 +35,12 @@ def _cmd_run(args) -> int:
     return run.main(args)
 
 
+def _cmd_noise(args) -> int:
+    from ci import noise
+
+    return noise.main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gemmwatch",
@@ -84,6 +90,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--launch-method", choices=("forkserver", "spawn"), default="forkserver", help="asv's (default forkserver)"
     )
     run.set_defaults(func=_cmd_run)
+
+    noise = sub.add_parser(
+        "noise",
+        help="A/A report: per-cell run-to-run variation of one commit measured several times",
+        description="Coefficient of variation and largest difference of the per-run medians (Triton/native "
+        "ratio, Triton time, native time) across asv result files of the same commit from separate processes.",
+    )
+    noise.add_argument("files", nargs="+", metavar="RESULT.json", help="asv result files (two or more)")
+    noise.add_argument("--target", type=float, default=0.005, help="CV goal as a fraction (default 0.005)")
+    noise.set_defaults(func=_cmd_noise)
     return parser
 
 

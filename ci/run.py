@@ -208,6 +208,10 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     logs.mkdir(parents=True, exist_ok=True)
     progress = logs / f"{stamp}-progress.jsonl"
     context_dir = plan.results_dir.parent / "context" / plan.machine / f"{plan.sha[:8]}-{stamp}"
+    # Autotune choices persist per target, Triton version and kernel source, so a
+    # re-run of the same code times the same configs.
+    autotune_cache = work / "autotune" / f"{plan.machine}-{_source_hash(worktree)}.json"
+    autotune_cache.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(
         {
@@ -216,6 +220,7 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
             "TRITON_CACHE_DIR": os.environ.get("TRITON_CACHE_DIR", str(Path.home() / ".triton" / "cache")),
             "GEMMWATCH_PROGRESS_FILE": str(progress),
             "GEMMWATCH_CONTEXT_DIR": str(context_dir),
+            "GEMMWATCH_AUTOTUNE_CACHE": str(autotune_cache),
             "PYTHONUNBUFFERED": "1",
         }
     )
@@ -273,6 +278,18 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     return 1 if counts["failed"] else 0
 
 
+def _source_hash(tree: Path) -> str:
+    """Hash of the kernel and target code of a checkout (what decides the best config)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for folder in ("kernels", "targets"):
+        for path in sorted((tree / folder).rglob("*.py")):
+            digest.update(path.relative_to(tree).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _write_context(context_dir: Path, result_file: Path, plan: RunPlan, elapsed: float) -> None:
     """Merge the suites' context files into one record beside the results."""
     suites = {}
@@ -309,6 +326,14 @@ def main(args) -> int:
         return 2
 
     from benchmarks.context import device_description, software_versions
+
+    dirty = git(repo, "status", "--porcelain", "--", "kernels", "targets")
+    if dirty and args.commit == "HEAD":
+        print(
+            "gemmwatch run: warning: uncommitted changes in kernels/ or targets/ are not measured "
+            "(the commit is measured from a clean worktree); commit them first",
+            file=sys.stderr,
+        )
 
     info = {**device_description(), **software_versions()}
     info.pop("python", None)  # asv records the environment's Python itself

@@ -14,6 +14,7 @@ benchmark context.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -58,7 +59,7 @@ class Selection:
     key: ProblemKey
     target: str
     config: GemmConfig
-    method: str  # "timed", "ranked" (interpreter: first candidate), "forced"
+    method: str  # "timed", "stored" (from an earlier run), "ranked" (interpreter), "forced"
     tune_seconds: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # config -> error
@@ -82,6 +83,7 @@ class Selection:
 
 
 _CACHE: dict[tuple, Selection] = {}
+ENV_CACHE_FILE = "GEMMWATCH_AUTOTUNE_CACHE"
 _LAST: list[Selection] = []  # the selection of the most recent launch in this process
 
 
@@ -107,12 +109,98 @@ def _remember(selection: Selection) -> Selection:
     return selection
 
 
+def compile_workers() -> int:
+    """Processes that compile candidates in parallel (GEMMWATCH_COMPILE_WORKERS; 0 or 1: none)."""
+    raw = os.environ.get("GEMMWATCH_COMPILE_WORKERS")
+    if raw is None:
+        return min(8, max(1, (os.cpu_count() or 2) // 2))
+    if not raw.isdigit():
+        raise ValueError(f"GEMMWATCH_COMPILE_WORKERS must be a non-negative integer, got {raw!r}")
+    return int(raw)
+
+
+_POOL: list = []
+
+
+def compile_in_parallel(worker, jobs: list[tuple]) -> None:
+    """Run `worker(*job)` for each job in a process pool, to fill Triton's on-disk cache.
+
+    Compiling is most of a cold autotune (about a second per config on the H200
+    box's CPU); the workers fill Triton's on-disk cache, so the timing loop then
+    loads instead of compiling. Worker processes are spawned once per process.
+    A job that fails is left to the caller's own compile, which reports it.
+    """
+    workers = compile_workers()
+    if workers <= 1 or len(jobs) <= 1:
+        return
+    import concurrent.futures
+    import multiprocessing
+
+    if not _POOL:
+        _POOL.append(
+            concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        )
+    concurrent.futures.wait([_POOL[0].submit(worker, *job) for job in jobs])
+
+
+def _stored_key(key: ProblemKey, target: str) -> str:
+    import triton
+
+    return "|".join([target, f"triton-{triton.__version__}", *map(str, key.cache_key())])
+
+
+def _load_stored(key: ProblemKey, target: str) -> Selection | None:
+    """A choice made by an earlier process, from GEMMWATCH_AUTOTUNE_CACHE (JSON), if set.
+
+    Repeated runs then time the same configs: a config flip between two runs
+    would otherwise show up as noise. Entries are per target and Triton version;
+    the file should be per kernel source (`gemmwatch run` names it so).
+    """
+    path = os.environ.get(ENV_CACHE_FILE)
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        entry = json.load(f).get(_stored_key(key, target))
+    if entry is None:
+        return None
+    return Selection(key, target, GemmConfig(**entry["config"]), "stored", timings_ms=entry.get("timings_ms", {}))
+
+
+def _store(selection: Selection) -> None:
+    path = os.environ.get(ENV_CACHE_FILE)
+    if not path:
+        return
+    data = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            data = json.load(f)
+    data[_stored_key(selection.key, selection.target)] = {
+        "config": selection.config.as_dict(),
+        "timings_ms": selection.timings_ms,
+        "failed": selection.failed,
+    }
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=1, sort_keys=True)
+    os.replace(tmp, path)  # atomic: concurrent readers never see half a file
+
+
 def _kernel_hash(compiled) -> str | None:
     return getattr(compiled, "hash", None)
 
 
-def run(key: ProblemKey, launch: Callable[[GemmConfig], object], *, forced: GemmConfig | None = None) -> Selection:
-    """Launch the problem with the cached, forced or newly chosen config."""
+def run(
+    key: ProblemKey,
+    launch: Callable[[GemmConfig], object],
+    *,
+    forced: GemmConfig | None = None,
+    precompile: Callable[[list[GemmConfig]], None] | None = None,
+) -> Selection:
+    """Launch the problem with the cached, forced or newly chosen config.
+
+    `precompile(configs)`, if given, compiles candidates ahead of timing (in
+    parallel, into Triton's cache); compile errors then surface in the timing loop.
+    """
     if forced is not None:
         if not isinstance(forced, GemmConfig):
             raise TypeError(f"config must be a targets.GemmConfig, got {type(forced).__name__}")
@@ -123,23 +211,31 @@ def run(key: ProblemKey, launch: Callable[[GemmConfig], object], *, forced: Gemm
         launch(cached.config)
         return _remember(cached)
     spec = detect()
+    stored = _load_stored(key, spec.name)
+    if stored is not None:
+        stored.kernel_hash = _kernel_hash(launch(stored.config))
+        _CACHE[key.cache_key()] = stored
+        return _remember(stored)
     candidates = candidate_configs(spec, key.dtype, key.M, key.N, key.K)
     if spec.is_interpreter:
         selection = Selection(key, spec.name, candidates[0], "ranked")
         selection.kernel_hash = _kernel_hash(launch(selection.config))
     else:
-        selection = _time_candidates(key, spec.name, candidates[: top_k()], launch)
+        selection = _time_candidates(key, spec.name, candidates[: top_k()], launch, precompile)
+        _store(selection)
     _CACHE[key.cache_key()] = selection
     return _remember(selection)
 
 
-def _time_candidates(key, target, candidates, launch) -> Selection:
+def _time_candidates(key, target, candidates, launch, precompile) -> Selection:
     import triton
     from triton.testing import do_bench
 
     start = time.perf_counter()
     timings: dict[GemmConfig, float] = {}
     failed: dict[str, str] = {}
+    if precompile is not None and len(candidates) > 1:
+        precompile(list(candidates))
     for cfg in candidates:
         try:
             launch(cfg)  # compile

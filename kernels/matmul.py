@@ -213,14 +213,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         mode_a, mode_b = (_SCALE_TENSOR, _SCALE_TENSOR) if scale_modes == "tensorwise" else (_SCALE_VECTOR,) * 2
 
     fp8_precise = scales is not None and input_precision != "fast_accum"
+    args = (
+        a, b, c, bias_arg, scale_a, scale_b,
+        M, N, K,
+        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+        bias.stride(0) if has_bias else 0,
+    )  # fmt: skip
 
-    def launch(cfg: GemmConfig):
-        grid = (triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n),)
-        return _gemm_kernel[grid](
-            a, b, c, bias_arg, scale_a, scale_b,
-            M, N, K,
-            a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-            bias.stride(0) if has_bias else 0,
+    def meta(cfg: GemmConfig) -> dict:
+        return dict(
             BLOCK_M=cfg.block_m,
             BLOCK_N=cfg.block_n,
             BLOCK_K=cfg.block_k,
@@ -238,12 +239,28 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise else None,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
-        )  # fmt: skip
+        )
+
+    def launch(cfg: GemmConfig):
+        grid = (triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n),)
+        return _gemm_kernel[grid](*args, **meta(cfg))
+
+    def precompile(cfgs: list[GemmConfig]) -> None:
+        # Tensors travel as their dtypes: compiling needs only types, alignment and the integers.
+        arg_types = tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args)
+        aligned = all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor))
+        if aligned:  # otherwise a compile for 16-byte-aligned pointers would not be the one launched
+            autotune.compile_in_parallel(_warmup_in_worker, [(arg_types, meta(cfg)) for cfg in cfgs])
 
     layout = ("row" if a.stride(1) == 1 else "col") + ("row" if b.stride(1) == 1 else "col")
     key = autotune.ProblemKey(
         op=op, dtype=dtype, precision=input_precision or "", layout=layout, M=M, N=N, K=K,
         device=str(a.device),
     )  # fmt: skip
-    autotune.run(key, launch, forced=config)
+    autotune.run(key, launch, forced=config, precompile=precompile)
     return c
+
+
+def _warmup_in_worker(arg_types: tuple, meta: dict) -> None:
+    """Compile (not launch) one config into Triton's on-disk cache, in a worker process."""
+    _gemm_kernel.warmup(*arg_types, grid=(1,), **meta)
