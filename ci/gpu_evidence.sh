@@ -30,9 +30,9 @@ run() {  # run NAME [args...]: one gemmwatch run into its own results dir
 enough_time() { [ $(( $(date +%s) - start + ${1:-$last} )) -lt "$deadline" ]; }
 
 # shellcheck disable=SC2086
-run cold $RUN_ARGS || exit 1
-if enough_time; then run warm $RUN_ARGS; fi
-if enough_time; then run warm2 $RUN_ARGS; fi
+run cold ${RUN_ARGS:-} || exit 1
+if enough_time; then run warm ${RUN_ARGS:-}; fi
+if enough_time; then run warm2 ${RUN_ARGS:-}; fi
 inject=${INJECT:-fp16 4096x4096x4096=0.03;fp16 16x4096x4096=0.03}
 # shellcheck disable=SC2086
 if enough_time 60; then GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJECT_ARGS:---shapes 4096x4096x4096 16x4096x4096 --dtypes fp16}; fi
