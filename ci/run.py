@@ -261,7 +261,9 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     elapsed = time.perf_counter() - started
 
     files = result_files(plan.results_dir, plan.machine, plan.sha)
-    if proc.returncode != 0 or not files:
+    # asv exits 2 when some benchmarks failed and still saves the others: a
+    # failed cell is recorded and reported, the rest of the run stands.
+    if proc.returncode not in (0, 2) or not files:
         tail = "".join(log_path.read_text().splitlines(keepends=True)[-30:])
         print(f"gemmwatch run: asv exited with {proc.returncode}; last lines of {log_path}:\n{tail}", file=sys.stderr)
         return 1
@@ -275,7 +277,10 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     )
     if interpreter:
         print("NOTE: Triton interpreter run: a pipeline check, not performance.")
-    return 1 if counts["failed"] else 0
+    if counts["failed"] or proc.returncode:
+        print(f"gemmwatch run: failed cells are recorded as failures; details in {log_path}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _source_hash(tree: Path) -> str:

@@ -1,0 +1,163 @@
+"""`gemmwatch run` end to end on the CPU: real asv, real git worktrees, the interpreter.
+
+The project is copied (working tree, as git sees it) into a scratch repository
+so that commits can be made there: one measuring the snapshot, one with a
+kernel broken on purpose.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import triton
+
+from ci.asv_results import load
+
+ROOT = Path(__file__).resolve().parent.parent
+GIT_ID = ["-c", "user.email=test@gemmwatch.invalid", "-c", "user.name=gemmwatch test"]
+
+
+def _git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *GIT_ID, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("project") / "repo"
+    files = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard", "-z"], check=True, capture_output=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    for rel in filter(None, files):
+        src = ROOT / rel
+        if src.is_file() and not rel.startswith("docs/results/"):
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    _git(dest, "init", "-q", "-b", "main")
+    _git(dest, "add", "-A")
+    _git(dest, "commit", "-qm", "snapshot")
+    return dest
+
+
+def gemmwatch(repo, *args, timeout=600):
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "ci.cli", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _result_file(results: Path) -> Path:
+    (path,) = [p for p in (results / "cpu-interpreter").glob("*.json") if p.name != "machine.json"]
+    return path
+
+
+@pytest.fixture(scope="module")
+def first_run(repo, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    proc = gemmwatch(repo, "run", "--rounds", "3", "--results-dir", str(out / "results"), "--work-dir", str(out / "w"))
+    return out, proc
+
+
+def test_run_writes_asv_results_with_samples_and_versions(first_run):
+    out, proc = first_run
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pipeline check, not performance" in proc.stdout
+    assert "[Matmul 1/6]" in proc.stdout  # progress: cell i of n
+    result = load(_result_file(out / "results"))
+    assert result.machine_params["triton"] == triton.__version__
+    assert result.machine_params["machine"] == "cpu-interpreter"
+    ratio = result.metric("track_ratio")
+    assert ratio["fp16 64x64x64"].samples and len(ratio["fp16 64x64x64"].samples) == 3
+    assert ratio["fp16 64x64x64"].ci_99 is not None
+    errors = result.metric("track_max_rel_error")
+    assert all(e.value < 0.02 for e in errors.values() if not e.skipped)
+    # fp8 has no native baseline on the CPU: n/a (skipped), not a failure
+    assert result.metric("track_ratio")["fp8_e4m3 64x64x64"].skipped
+    assert not any(e.failed for e in result.entries)
+
+
+def test_run_records_its_context(first_run):
+    out, _ = first_run
+    (run_json,) = (out / "context" / "cpu-interpreter").glob("*/run.json")
+    record = json.loads(run_json.read_text())
+    assert set(record["suites"]) == {"Matmul", "ScaledMatmul", "FusedEpilogue"}
+    matmul = record["suites"]["Matmul"]
+    assert matmul["context"]["triton"] == triton.__version__ and "state_before" in matmul["context"]
+    assert matmul["cells"]["fp16 64x64x64"]["config"].startswith("BM")
+
+
+def test_asv_publish_works_on_what_run_wrote(first_run, repo):
+    out, _ = first_run
+    conf = out / "w" / "asv.conf.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "asv", "publish", "--config", str(conf)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    index = json.loads((out / "html" / "index.json").read_text())
+    assert any("track_ratio" in name for name in index["benchmarks"])
+
+
+def test_rerun_appends_samples_and_keeps_a_backup(first_run, repo):
+    out, _ = first_run
+    before = _result_file(out / "results").read_text()
+    proc = gemmwatch(repo, "run", "--rounds", "3", "--results-dir", str(out / "results"), "--work-dir", str(out / "w"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    samples = load(_result_file(out / "results")).metric("track_triton_time")["bf16 64x64x64"].samples
+    assert len(samples) == 6, "a re-run adds samples, it does not replace them"
+    backups = list((out / "results-backup" / "cpu-interpreter").glob("*.json"))
+    assert backups and backups[0].read_text() == before
+
+
+def test_a_broken_kernel_fails_its_cells_and_the_run_goes_on(repo, tmp_path):
+    # A commit whose bf16 path fails: measured from a worktree, nothing installed.
+    matmul = repo / "kernels" / "matmul.py"
+    original = matmul.read_text()
+    marker = "    M, K = a.shape\n"
+    assert marker in original
+    matmul.write_text(
+        original.replace(marker, marker + '    if dtype == "bf16":\n        raise RuntimeError("broken")\n', 1)
+    )
+    _git(repo, "commit", "-qam", "break bf16")
+    broken = _git(repo, "rev-parse", "HEAD").strip()
+    _git(repo, "revert", "--no-edit", "HEAD")  # the checkout itself stays healthy
+    proc = gemmwatch(
+        repo, "run", broken, "--rounds", "2", "--results-dir", str(tmp_path / "r"), "--work-dir", str(tmp_path / "w")
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "failed" in proc.stdout
+    result = load(_result_file(tmp_path / "r"))
+    assert result.commit == broken
+    times = result.metric("track_triton_time")
+    assert times["bf16 64x64x64"].failed and times["bf16 33x65x127 bias+gelu"].failed
+    assert not times["fp16 64x64x64"].failed and times["fp16 64x64x64"].samples
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "0123456789abcdef0123"], "commit '0123456789abcdef0123' does not exist"),
+        (["run", "--shapes", "huge"], "unknown shape set 'huge'"),
+        (["run", "--dtypes", "fp64"], "unknown dtype 'fp64'"),
+        (["run", "--matrix", "/nonexistent/m.toml"], "matrix file /nonexistent/m.toml does not exist"),
+    ],
+)
+def test_bad_input_exits_2_with_a_message(repo, tmp_path, args, message):
+    proc = gemmwatch(repo, *args, "--results-dir", str(tmp_path / "r"), "--work-dir", str(tmp_path / "w"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert not (tmp_path / "w").exists(), "nothing is started on bad input"
+
+
+def test_unwritable_results_dir(repo, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = gemmwatch(repo, "run", "--results-dir", str(blocker / "results"), "--work-dir", str(tmp_path / "w"))
+    assert proc.returncode == 2
+    assert f"results directory {blocker / 'results'} is not writable" in proc.stderr
