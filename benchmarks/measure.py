@@ -39,22 +39,19 @@ def injected_slowdowns() -> dict[str, float]:
 
 
 def _slowed(fn, fraction: float):
-    """`fn` followed by a GPU spin lasting about `fraction` of fn's GPU time."""
+    """`fn` followed by a GPU spin lasting about `fraction` of fn's GPU time.
+
+    Both durations are measured with the timing protocol itself (graph replays),
+    so launch overhead does not inflate the spin for short kernels.
+    """
     import torch
 
-    def gpu_seconds(f, reps=20):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        f()
-        start.record()
-        for _ in range(reps):
-            f()
-        end.record()
-        torch.cuda.synchronize()
-        return start.elapsed_time(end) / 1e3 / reps
+    from benchmarks.timing import measure
 
-    cycles_probe = 1_000_000
-    seconds_per_cycle = gpu_seconds(lambda: torch.cuda._sleep(cycles_probe)) / cycles_probe
-    cycles = max(1, int(fraction * gpu_seconds(fn) / seconds_per_cycle))
+    probe_cycles = 100_000
+    timing = measure(fn, lambda: torch.cuda._sleep(probe_cycles), rounds=5, warmup=1)
+    seconds_per_cycle = timing.median(1) / probe_cycles
+    cycles = max(1, int(fraction * timing.median(0) / seconds_per_cycle))
 
     def slowed():
         fn()
