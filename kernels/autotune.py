@@ -137,9 +137,14 @@ def compile_in_parallel(worker, jobs: list[tuple]) -> None:
     import multiprocessing
 
     if not _POOL:
+        import atexit
+
         _POOL.append(
             concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
         )
+        # Shut the workers down before the interpreter tears modules down
+        # (otherwise the pool's exit hook fails noisily at shutdown).
+        atexit.register(_POOL[0].shutdown, wait=True, cancel_futures=True)
     concurrent.futures.wait([_POOL[0].submit(worker, *job) for job in jobs])
 
 
