@@ -50,6 +50,15 @@ class ResultFile:
     machine_params: dict
     entries: list[Entry]
 
+    def metric_by_suite(self, name: str) -> dict[tuple[str, str], Entry]:
+        """{(suite, cell): entry} for one track_ benchmark, e.g. ('Matmul', 'fp16 4096x4096x4096')."""
+        out = {}
+        for e in self.entries:
+            parts = e.benchmark.split(".")
+            if parts[-1] == name:
+                out[(parts[-2] if len(parts) >= 2 else "", e.cell)] = e
+        return out
+
     def metric(self, name: str) -> dict[str, Entry]:
         """{cell: entry} for one track_ benchmark (by its method name, e.g. 'track_ratio')."""
         return {e.cell: e for e in self.entries if e.benchmark.rsplit(".", 1)[-1] == name}

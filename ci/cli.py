@@ -41,6 +41,40 @@ def _cmd_noise(args) -> int:
     return noise.main(args)
 
 
+def _cmd_compare(args) -> int:
+    from ci import compare
+
+    return compare.main_compare(args)
+
+
+def _cmd_comment(args) -> int:
+    from ci import compare
+
+    return compare.main_comment(args)
+
+
+def _cmd_simulate(args) -> int:
+    from ci import simulate
+
+    return simulate.main(args)
+
+
+def _add_base_head(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base", metavar="COMMIT", help="base commit (its results in --results-dir)")
+    p.add_argument("--head", metavar="COMMIT", help="head commit")
+    p.add_argument("--base-results", metavar="FILE", help="an asv result file for the base (e.g. a runner's artifact)")
+    p.add_argument("--head-results", metavar="FILE", help="an asv result file for the head")
+    p.add_argument("--results-dir", metavar="DIR", help="asv results directory (default .asv/results)")
+    p.add_argument("--machine", help="only this machine/target (default: every machine both commits have)")
+    p.add_argument("--axis", choices=("commit", "triton"), default="commit",
+                   help="what differs between base and head: the commit, or the Triton version (exempt from the context check)")  # fmt: skip
+    p.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml",
+                   help="thresholds from [tool.gemmwatch.compare] (default ./pyproject.toml)")  # fmt: skip
+    p.add_argument("--checkout", metavar="DIR", help="git checkout to resolve commit names in (default: cwd)")
+    p.add_argument("--history", nargs="+", metavar="RESULT.json",
+                   help="earlier runs (e.g. of main) on the same machine: their run-to-run spread widens each cell's interval")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gemmwatch",
@@ -85,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--work-dir", metavar="DIR", help="worktrees, logs, generated config (default .asv/gemmwatch)")
     run.add_argument("--machine", help="asv machine name (default: the detected target, e.g. h200)")
     run.add_argument("--python", metavar="PATH", help="Python of the environment to measure with (default: this one)")
-    run.add_argument("--repo", metavar="DIR", help="the project checkout (default: the current directory's)")
+    run.add_argument("--checkout", metavar="DIR", help="the project checkout (default: the current directory's)")
     run.add_argument(
         "--launch-method", choices=("forkserver", "spawn"), default="forkserver", help="asv's (default forkserver)"
     )
@@ -100,6 +134,46 @@ def build_parser() -> argparse.ArgumentParser:
     noise.add_argument("files", nargs="+", metavar="RESULT.json", help="asv result files (two or more)")
     noise.add_argument("--target", type=float, default=0.005, help="CV goal as a fraction (default 0.005)")
     noise.set_defaults(func=_cmd_noise)
+
+    cmp_ = sub.add_parser(
+        "compare",
+        help="verdict per cell, base vs head: exit 0 no regression, 1 regression or failure, 2 bad input",
+        description="Compare two commits' asv results (or two result files) cell by cell: regressed, improved, "
+        "unchanged, noisy, new, missing, failed, insufficient, not-called.",
+    )
+    _add_base_head(cmp_)
+    cmp_.add_argument("--json", action="store_true", help="print the verdicts as JSON (schema in the README)")
+    cmp_.set_defaults(func=_cmd_compare)
+
+    com = sub.add_parser(
+        "comment",
+        help="post (or update) the PR comment and set a commit status per target",
+        description="Render the comparison as one PR comment, edit the bot's earlier comment or create one, and set "
+        "gemmwatch/<target> statuses on the PR head. Token from GITHUB_TOKEN (never printed).",
+    )
+    _add_base_head(com)
+    com.add_argument("--repo", dest="repo_slug", metavar="OWNER/NAME", required=True, help="the GitHub repository")
+    com.add_argument("--pr", type=int, required=True, help="pull request number")
+    com.add_argument("--api-url", metavar="URL", help="GitHub Enterprise base URL (the API is URL/api/v3)")
+    com.add_argument("--dashboard-url", metavar="URL", help="link to the published dashboard")
+    com.add_argument("--dry-run", action="store_true", help="print the comment and statuses instead of posting")
+    com.set_defaults(func=_cmd_comment)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="false-alarm and detection rates of the decision, by resampling real A/A runs",
+        description="Simulate PR runs from two or more result files of one commit measured in separate processes: "
+        "A/A false alarms per 100 runs, and detection of injected slowdowns.",
+    )
+    sim.add_argument("files", nargs="+", metavar="RESULT.json")
+    sim.add_argument("--trials", type=int, default=100, help="simulated PR runs per scenario (default 100)")
+    sim.add_argument("--slowdown", type=float, nargs="*", default=[0.02, 0.05], help="injected slowdowns")
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument(
+        "--history", nargs="+", metavar="RESULT.json", help="earlier runs to estimate run-to-run noise from"
+    )
+    sim.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
+    sim.set_defaults(func=_cmd_simulate)
     return parser
 
 

@@ -316,7 +316,7 @@ def main(args) -> int:
     from ci.cli import use_interpreter_without_gpu
 
     try:
-        repo = find_repo(Path(args.repo or Path.cwd()))
+        repo = find_repo(Path(args.checkout or Path.cwd()))
         sha = resolve_commit(repo, args.commit)
         results_dir = Path(args.results_dir or repo / ".asv" / "results").resolve()
         check_writable(results_dir)
