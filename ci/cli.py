@@ -59,6 +59,12 @@ def _cmd_simulate(args) -> int:
     return simulate.main(args)
 
 
+def _cmd_recheck(args) -> int:
+    from ci import recheck
+
+    return recheck.main(args)
+
+
 def _add_base_head(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", metavar="COMMIT", help="base commit (its results in --results-dir)")
     p.add_argument("--head", metavar="COMMIT", help="head commit")
@@ -174,6 +180,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
     sim.set_defaults(func=_cmd_simulate)
+
+    rck = sub.add_parser(
+        "recheck",
+        help="re-measure flagged cells with base and head kernels side by side in one process",
+        description="Load the base and head commits' kernels (git worktrees) into one process and time the flagged "
+        "cells interleaved (base, head, native each round); confirms or clears what compare flagged.",
+    )
+    _add_base_head(rck)
+    rck.add_argument("--cells", nargs="+", metavar="CELL", help="cells to recheck, e.g. 'fp16 4096x4096x4096' "
+                     "(default: those compare calls regressed, improved or noisy)")  # fmt: skip
+    rck.add_argument("--rounds", type=int, default=30, help="paired rounds per cell (default 30)")
+    rck.add_argument("--work-dir", metavar="DIR", help="where the worktrees live (default .asv/gemmwatch)")
+    rck.add_argument("--output", metavar="PATH", help="also write the JSON report here")
+    rck.set_defaults(func=_cmd_recheck)
     return parser
 
 

@@ -1,0 +1,169 @@
+"""`gemmwatch recheck`: base and head kernels side by side in one process, for the flagged cells.
+
+Separate processes differ by more than their rounds say (clock, power and
+thermal state; docs/BENCHMARKS.md), so a cell flagged by `compare` is measured
+again with both commits' kernels loaded into this one process from git
+worktrees, interleaved base, head, native in every round on the same inputs.
+The per-round ratio head/base is paired: clock drift moves both sides of a
+round together. A regression is confirmed with the same rule as `compare`
+(Wilcoxon signed-rank on the paired log ratios, the interval reaching the
+threshold); the output (JSON) feeds `gemmwatch compare/comment --recheck`.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+PACKAGES = ("kernels", "targets")
+
+
+def load_tree(tree: Path):
+    """Import `kernels` (and its `targets`) from `tree` without disturbing the ones already loaded.
+
+    The modules are taken out of sys.modules afterwards; the returned package
+    keeps its own module objects alive through its functions' globals, so two
+    trees' kernels coexist in one process.
+    """
+    owned = [k for k in sys.modules if k.split(".")[0] in PACKAGES]
+    saved = {k: sys.modules.pop(k) for k in owned}
+    sys.path.insert(0, str(tree))
+    loaded: list[str] = []
+    try:
+        module = importlib.import_module("kernels")
+        if not Path(module.__file__).resolve().is_relative_to(tree.resolve()):
+            raise RuntimeError(f"kernels imported from {module.__file__}, not from {tree}")
+    finally:
+        sys.path.remove(str(tree))
+        loaded = [k for k in sys.modules if k.split(".")[0] in PACKAGES]
+        for k in loaded:
+            sys.modules.pop(k)
+        sys.modules.update(saved)
+    return module
+
+
+def paired_change(base: list[float], head: list[float], confidence: float):
+    """(change, (low, high), p) of head vs base from per-round pairs, on the log scale."""
+    from scipy.stats import binom, wilcoxon
+
+    logs = np.log(np.asarray(head) / np.asarray(base))
+    n = len(logs)
+    ordered = np.sort(logs)
+    # Distribution-free interval of the median from order statistics (sign-test inversion).
+    k = max(int(binom.ppf((1 - confidence) / 2, n, 0.5)) - 1, 0)
+    low, high = ordered[k], ordered[n - 1 - k]
+    p = float(wilcoxon(logs).pvalue) if np.any(logs != 0) else 1.0
+    return math.expm1(float(np.median(logs))), (math.expm1(float(low)), math.expm1(float(high))), p
+
+
+def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, settings) -> dict:
+    import torch
+
+    from benchmarks.cells import TOLERANCE, Prepared, relative_error
+    from benchmarks.timing import measure
+    from ci.decision import Verdict
+
+    base_k, head_k = load_tree(base_tree), load_tree(head_tree)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    out = {}
+    for i, (suite, cell) in enumerate(cells, 1):
+        print(f"[recheck {i}/{len(cells)}] {suite} {cell}", file=sys.stderr, flush=True)
+        entry: dict = {"suite": suite}
+        out[f"{suite} {cell}"] = entry
+        try:
+            prep = Prepared(cell, device)
+            ref = prep.reference()
+            errors = {}
+            for side, kmod in (("base", base_k), ("head", head_k)):
+                errors[side] = relative_error(prep.triton(kmod), ref)
+            entry["rel_error"] = errors
+            if not errors["head"] <= TOLERANCE[cell.dtype]:
+                entry.update(verdict=Verdict.FAILED.value, note=f"head result over tolerance ({errors['head']:.3g})")
+                continue
+            fns = [functools.partial(prep.triton, base_k), functools.partial(prep.triton, head_k)]
+            if prep.native_supported() is None:
+                fns.append(prep.native)
+            timing = measure(*fns, rounds=rounds)
+        except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
+            entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
+            continue
+        change, interval, p = paired_change(timing.samples[0], timing.samples[1], settings.confidence)
+        thr = settings.threshold_for(f"{suite} {cell.name}")
+        entry.update(change=change, interval=list(interval), p_value=p, threshold=thr, rounds=rounds)
+        entry["base_s"], entry["head_s"] = timing.median(0), timing.median(1)
+        if p < settings.alpha and change > thr / 2 and interval[1] >= thr:
+            entry["verdict"] = Verdict.REGRESSED.value
+        elif p < settings.alpha and change < -thr / 2 and interval[0] <= -thr:
+            entry["verdict"] = Verdict.IMPROVED.value
+        elif -thr < interval[0] and interval[1] < thr:
+            entry["verdict"] = Verdict.UNCHANGED.value
+        else:
+            entry["verdict"] = Verdict.NOISY.value
+        entry["note"] = f"rechecked side by side in one process ({rounds} paired rounds)"
+    return out
+
+
+def main(args) -> int:
+    from benchmarks.cells import Cell
+    from ci.cli import use_interpreter_without_gpu
+    from ci.compare import InputError, comparisons_from_args
+    from ci.decision import Verdict, load_settings
+    from ci.run import RunError, ensure_worktree, find_repo, resolve_commit
+
+    interpreter = use_interpreter_without_gpu()
+    try:
+        repo = find_repo(Path(args.checkout or Path.cwd()))
+        base_sha, head_sha = resolve_commit(repo, args.base), resolve_commit(repo, args.head)
+        settings = load_settings(args.config)
+        if args.cells:
+            wanted = [_parse_cell(text) for text in args.cells]
+        else:
+            flagged = (Verdict.REGRESSED, Verdict.NOISY, Verdict.IMPROVED)
+            comps = comparisons_from_args(args)
+            wanted = [(c.suite, _parse_cell(c.cell)[1]) for comp in comps for c in comp.cells if c.verdict in flagged]
+        work = Path(args.work_dir or repo / ".asv" / "gemmwatch") / "worktrees"
+        base_tree, head_tree = ensure_worktree(repo, base_sha, work), ensure_worktree(repo, head_sha, work)
+    except (RunError, InputError, ValueError) as err:
+        print(f"gemmwatch recheck: {err}", file=sys.stderr)
+        return 2
+    if not wanted:
+        print("gemmwatch recheck: no flagged cell to recheck")
+        report = {}
+    else:
+        # Each side autotunes for itself; stored choices and worker processes would mix the trees.
+        os.environ.pop("GEMMWATCH_AUTOTUNE_CACHE", None)
+        os.environ["GEMMWATCH_COMPILE_WORKERS"] = "0"
+        cells = [(suite, Cell(*cell_args)) for suite, cell_args in wanted]
+        report = recheck_cells(cells, base_tree, head_tree, rounds=args.rounds, settings=settings)
+    payload = {"base_commit": base_sha, "head_commit": head_sha, "interpreter": interpreter, "cells": report}
+    text = json.dumps(payload, indent=1)
+    if args.output:
+        Path(args.output).write_text(text)
+    print(text)
+    if interpreter:
+        print("NOTE: interpreter recheck: a pipeline check, its timings are not performance", file=sys.stderr)
+    return 1 if any(v.get("verdict") in ("regressed", "failed") for v in report.values()) else 0
+
+
+def _parse_cell(text: str):
+    """'[Suite ]dtype MxNxK[ epilogue]' -> (suite or None, (dtype, M, N, K, epilogue))."""
+    from benchmarks.matrix import parse_shape
+
+    parts = text.split()
+    suite = parts.pop(0) if parts and parts[0][:1].isupper() else None
+    if len(parts) not in (2, 3):
+        raise ValueError(f"cell {text!r}: expected 'dtype MxNxK [epilogue]', e.g. 'fp16 4096x4096x4096'")
+    dtype, shape, *epilogue = parts
+    M, N, K = parse_shape(shape, f"cell {text!r}")
+    from benchmarks.cells import Cell
+    from benchmarks.matrix import suite_of
+
+    cell = Cell(dtype, M, N, K, epilogue=epilogue[0] if epilogue else None)
+    return (suite or suite_of(cell), (dtype, M, N, K, epilogue[0] if epilogue else None))
