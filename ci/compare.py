@@ -61,6 +61,13 @@ def comparisons_from_args(args) -> list[Comparison]:
     settings = load_settings(args.config)
     axis = getattr(args, "axis", "commit")
     noise = between_run_noise([load(f) for f in args.history]) if getattr(args, "history", None) else None
+    comparisons = _comparisons(args, settings, axis, noise)
+    if getattr(args, "recheck", None):
+        apply_recheck(comparisons, args.recheck)
+    return comparisons
+
+
+def _comparisons(args, settings, axis, noise) -> list[Comparison]:
     if args.base_results or args.head_results:
         if not (args.base_results and args.head_results):
             raise InputError("give both --base-results and --head-results")
@@ -84,6 +91,26 @@ def comparisons_from_args(args) -> list[Comparison]:
         _check_same_benchmarks(base, head)
         out.append(compare(base, head, settings, axis=axis, noise=noise))
     return out
+
+
+def apply_recheck(comparisons: list[Comparison], path: str) -> None:
+    """Replace the verdicts of cells that `gemmwatch recheck` re-measured side by side."""
+    try:
+        report = json.loads(Path(path).read_text())["cells"]
+    except FileNotFoundError:
+        raise InputError(f"recheck report {path} does not exist") from None
+    except (json.JSONDecodeError, KeyError, TypeError) as err:
+        raise InputError(f"recheck report {path} is not a gemmwatch recheck JSON: {err}") from None
+    for comp in comparisons:
+        for cell in comp.cells:
+            entry = report.get(cell.name)
+            if entry is None or "verdict" not in entry:
+                continue
+            cell.verdict = Verdict(entry["verdict"])
+            cell.note = entry.get("note", "rechecked")
+            if entry.get("change") is not None:
+                cell.change, cell.interval, cell.p_value = entry["change"], tuple(entry["interval"]), entry["p_value"]
+                cell.q_value = None  # a single confirmatory test, not part of the matrix-wide FDR
 
 
 def _check_same_benchmarks(base: ResultFile, head: ResultFile) -> None:

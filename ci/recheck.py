@@ -74,9 +74,9 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
     device = "cuda" if torch.cuda.is_available() else "cpu"
     out = {}
     for i, (suite, cell) in enumerate(cells, 1):
-        print(f"[recheck {i}/{len(cells)}] {suite} {cell}", file=sys.stderr, flush=True)
+        print(f"[recheck {i}/{len(cells)}] {suite} {cell.name}", file=sys.stderr, flush=True)
         entry: dict = {"suite": suite}
-        out[f"{suite} {cell}"] = entry
+        out[f"{suite} {cell.name}"] = entry
         try:
             prep = Prepared(cell, device)
             ref = prep.reference()

@@ -6,51 +6,20 @@ kernel broken on purpose.
 """
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import triton
+from project_repo import commit_change, gemmwatch, snapshot
 
 from ci.asv_results import load
-
-ROOT = Path(__file__).resolve().parent.parent
-GIT_ID = ["-c", "user.email=test@gemmwatch.invalid", "-c", "user.name=gemmwatch test"]
-
-
-def _git(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *GIT_ID, *args], check=True, capture_output=True, text=True).stdout
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    dest = tmp_path_factory.mktemp("project") / "repo"
-    files = (
-        subprocess.run(
-            ["git", "-C", str(ROOT), "ls-files", "-co", "--exclude-standard", "-z"], check=True, capture_output=True
-        )
-        .stdout.decode()
-        .split("\0")
-    )
-    for rel in filter(None, files):
-        src = ROOT / rel
-        if src.is_file() and not rel.startswith("docs/results/"):
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    _git(dest, "init", "-q", "-b", "main")
-    _git(dest, "add", "-A")
-    _git(dest, "commit", "-qm", "snapshot")
-    return dest
-
-
-def gemmwatch(repo, *args, timeout=600):
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "ci.cli", *args], cwd=repo, env=env, capture_output=True, text=True, timeout=timeout
-    )
+    return snapshot(tmp_path_factory.mktemp("project") / "repo")
 
 
 def _result_file(results: Path) -> Path:
@@ -117,16 +86,11 @@ def test_rerun_appends_samples_and_keeps_a_backup(first_run, repo):
 
 def test_a_broken_kernel_fails_its_cells_and_the_run_goes_on(repo, tmp_path):
     # A commit whose bf16 path fails: measured from a worktree, nothing installed.
-    matmul = repo / "kernels" / "matmul.py"
-    original = matmul.read_text()
     marker = "    M, K = a.shape\n"
-    assert marker in original
-    matmul.write_text(
-        original.replace(marker, marker + '    if dtype == "bf16":\n        raise RuntimeError("broken")\n', 1)
-    )
-    _git(repo, "commit", "-qam", "break bf16")
-    broken = _git(repo, "rev-parse", "HEAD").strip()
-    _git(repo, "revert", "--no-edit", "HEAD")  # the checkout itself stays healthy
+    broken = commit_change(
+        repo, "kernels/matmul.py", marker, marker + '    if dtype == "bf16":\n        raise RuntimeError("broken")\n',
+        "break bf16",
+    )  # fmt: skip
     proc = gemmwatch(
         repo, "run", broken, "--rounds", "2", "--results-dir", str(tmp_path / "r"), "--work-dir", str(tmp_path / "w")
     )

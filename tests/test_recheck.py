@@ -1,0 +1,75 @@
+"""`gemmwatch recheck`: two commits' kernels in one process (interpreter: mechanics, not speed)."""
+
+import json
+
+import numpy as np
+import pytest
+from asv_fixtures import cell_samples, write_results
+from project_repo import commit_change, gemmwatch, git, snapshot
+
+from ci.recheck import paired_change
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    return snapshot(tmp_path_factory.mktemp("recheck") / "repo")
+
+
+def test_each_side_runs_its_own_kernels(repo, tmp_path):
+    base = git(repo, "rev-parse", "HEAD").strip()
+    old = "    c = acc.to(c_ptr.dtype.element_ty)\n"
+    head = commit_change(
+        repo,
+        "kernels/matmul.py",
+        old,
+        "    if ACTIVATION == 0:\n        acc = acc * 1.5\n" + old,
+        "head: wrong unfused path",
+    )
+    out = tmp_path / "recheck.json"
+    proc = gemmwatch(repo, "recheck", "--base", base, "--head", head, "--rounds", "3", "--work-dir", str(tmp_path / "w"),
+                     "--output", str(out), "--cells", "fp16 64x64x64", "bf16 33x65x127 bias+gelu")  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    report = json.loads(out.read_text())
+    wrong = report["cells"]["Matmul fp16 64x64x64"]
+    assert wrong["verdict"] == "failed" and wrong["rel_error"]["base"] < 1e-3 < 0.4 < wrong["rel_error"]["head"]
+    same = report["cells"]["FusedEpilogue bf16 33x65x127 bias+gelu"]
+    assert same["rel_error"]["base"] == same["rel_error"]["head"]  # the epilogue path did not change
+    assert same["verdict"] in ("unchanged", "noisy") and same["rounds"] == 3
+    assert "not performance" in proc.stderr
+
+
+def test_recheck_report_overrides_compare_verdicts(tmp_path):
+    from ci import compare as compare_mod
+
+    rng = np.random.default_rng(0)
+    cells_b = {("Matmul", "16x4096x4096", "fp16"): {"ratio": cell_samples(rng, 1.0), "triton": cell_samples(rng, 1e-4)}}
+    cells_h = {
+        ("Matmul", "16x4096x4096", "fp16"): {"ratio": cell_samples(rng, 1.05), "triton": cell_samples(rng, 1.05e-4)}
+    }
+    b = write_results(tmp_path / "b.json", "a" * 40, cells_b)
+    h = write_results(tmp_path / "h.json", "b" * 40, cells_h)
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"cells": {"Matmul fp16 16x4096x4096": {
+        "verdict": "unchanged", "change": 0.001, "interval": [-0.004, 0.006], "p_value": 0.6, "note": "rechecked"}}}))  # fmt: skip
+
+    class Args:
+        base_results, head_results, config, history, recheck, axis = str(b), str(h), None, None, None, "commit"
+
+    (comp,) = compare_mod.comparisons_from_args(Args)
+    assert comp.cells[0].verdict.value == "regressed"
+    Args.recheck = str(report)
+    (comp,) = compare_mod.comparisons_from_args(Args)
+    assert comp.cells[0].verdict.value == "unchanged" and comp.cells[0].note == "rechecked"
+    Args.recheck = str(tmp_path / "missing.json")
+    with pytest.raises(compare_mod.InputError, match="does not exist"):
+        compare_mod.comparisons_from_args(Args)
+
+
+def test_paired_change_sees_a_shift_that_drift_hides():
+    """Both sides drift together by 10% over the rounds; the paired change is still the 3% shift."""
+    drift = np.linspace(1.0, 1.1, 30)
+    rng = np.random.default_rng(1)
+    base = list(1e-4 * drift * np.exp(rng.normal(0, 0.002, 30)))
+    head = list(1.03e-4 * drift * np.exp(rng.normal(0, 0.002, 30)))
+    change, (low, high), p = paired_change(base, head, 0.95)
+    assert change == pytest.approx(0.03, abs=0.003) and low < 0.03 < high and p < 1e-4
