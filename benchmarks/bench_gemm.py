@@ -76,7 +76,12 @@ def _samples(values: list[float]) -> dict:
 
 
 class _GemmSuite:
-    """Shared track_ benchmarks; subclasses set `suite`, params and their own setup_cache."""
+    """Shared track_ benchmarks; subclasses set `suite`, params and their own setup_cache.
+
+    Each subclass writes its own two-line setup_cache: asv keys a setup_cache by
+    the file and line where it is defined, so one shared (or generated) method
+    would make all three classes share one measurement.
+    """
 
     suite = ""
     timeout = SUITE_TIMEOUT

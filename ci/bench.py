@@ -70,6 +70,9 @@ def format_table(results, *, interpreter: bool) -> str:
 
 
 def main(args) -> int:
+    from ci.cli import use_interpreter_without_gpu
+
+    use_interpreter_without_gpu()
     from benchmarks.cells import Cell
     from benchmarks.measure import measure_cells
     from targets import detect

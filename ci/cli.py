@@ -22,47 +22,15 @@ def use_interpreter_without_gpu() -> bool:
     return interpreter_requested()
 
 
-def _cmd_bench(args) -> int:
-    use_interpreter_without_gpu()
-    from ci import bench
+def _lazy(module: str, function: str = "main"):
+    """A subcommand handler that imports its module only when the subcommand runs (`--help` stays instant)."""
 
-    return bench.main(args)
+    def handler(args) -> int:
+        import importlib
 
+        return getattr(importlib.import_module(module), function)(args)
 
-def _cmd_run(args) -> int:
-    from ci import run
-
-    return run.main(args)
-
-
-def _cmd_noise(args) -> int:
-    from ci import noise
-
-    return noise.main(args)
-
-
-def _cmd_compare(args) -> int:
-    from ci import compare
-
-    return compare.main_compare(args)
-
-
-def _cmd_comment(args) -> int:
-    from ci import compare
-
-    return compare.main_comment(args)
-
-
-def _cmd_simulate(args) -> int:
-    from ci import simulate
-
-    return simulate.main(args)
-
-
-def _cmd_recheck(args) -> int:
-    from ci import recheck
-
-    return recheck.main(args)
+    return handler
 
 
 def _add_base_head(p: argparse.ArgumentParser) -> None:
@@ -107,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="interleaved timing rounds per cell (default: 30 on GPU, 3 in the interpreter)",
     )
     bench.add_argument("--json", metavar="PATH", help="also write the rows and context as JSON")
-    bench.set_defaults(func=_cmd_bench)
+    bench.set_defaults(func=_lazy("ci.bench"))
 
     run = sub.add_parser(
         "run",
@@ -132,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--launch-method", choices=("forkserver", "spawn"), default="forkserver", help="asv's (default forkserver)"
     )
-    run.set_defaults(func=_cmd_run)
+    run.set_defaults(func=_lazy("ci.run"))
 
     noise = sub.add_parser(
         "noise",
@@ -142,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     noise.add_argument("files", nargs="+", metavar="RESULT.json", help="asv result files (two or more)")
     noise.add_argument("--target", type=float, default=0.005, help="CV goal as a fraction (default 0.005)")
-    noise.set_defaults(func=_cmd_noise)
+    noise.set_defaults(func=_lazy("ci.noise"))
 
     cmp_ = sub.add_parser(
         "compare",
@@ -152,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_base_head(cmp_)
     cmp_.add_argument("--json", action="store_true", help="print the verdicts as JSON (schema in the README)")
-    cmp_.set_defaults(func=_cmd_compare)
+    cmp_.set_defaults(func=_lazy("ci.compare", "main_compare"))
 
     com = sub.add_parser(
         "comment",
@@ -166,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     com.add_argument("--api-url", metavar="URL", help="GitHub Enterprise base URL (the API is URL/api/v3)")
     com.add_argument("--dashboard-url", metavar="URL", help="link to the published dashboard")
     com.add_argument("--dry-run", action="store_true", help="print the comment and statuses instead of posting")
-    com.set_defaults(func=_cmd_comment)
+    com.set_defaults(func=_lazy("ci.compare", "main_comment"))
 
     sim = sub.add_parser(
         "simulate",
@@ -182,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--history", nargs="+", metavar="RESULT.json", help="earlier runs to estimate run-to-run noise from"
     )
     sim.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
-    sim.set_defaults(func=_cmd_simulate)
+    sim.set_defaults(func=_lazy("ci.simulate"))
 
     rck = sub.add_parser(
         "recheck",
@@ -196,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     rck.add_argument("--rounds", type=int, default=30, help="paired rounds per cell (default 30)")
     rck.add_argument("--work-dir", metavar="DIR", help="where the worktrees live (default .asv/gemmwatch)")
     rck.add_argument("--output", metavar="PATH", help="also write the JSON report here")
-    rck.set_defaults(func=_cmd_recheck)
+    rck.set_defaults(func=_lazy("ci.recheck"))
     return parser
 
 

@@ -169,11 +169,18 @@ def exit_status(comparisons: list[Comparison]) -> int:
     return 1 if any(c.verdict in bad for comp in comparisons for c in comp.cells) else 0
 
 
-def main_compare(args) -> int:
+def _comparisons_or_none(args, command: str) -> list[Comparison] | None:
+    """The comparisons, or None after printing why the input is bad (exit status 2)."""
     try:
-        comparisons = comparisons_from_args(args)
+        return comparisons_from_args(args)
     except (InputError, ResultsError, ValueError) as err:
-        print(f"gemmwatch compare: {err}", file=sys.stderr)
+        print(f"gemmwatch {command}: {err}", file=sys.stderr)
+        return None
+
+
+def main_compare(args) -> int:
+    comparisons = _comparisons_or_none(args, "compare")
+    if comparisons is None:
         return 2
     if args.json:
         print(json.dumps(to_json(comparisons), indent=1, default=float))
@@ -207,10 +214,8 @@ def main_comment(args) -> int:
     from ci.comment import render
     from ci.github_post import PostError, dry_run, post
 
-    try:
-        comparisons = comparisons_from_args(args)
-    except (InputError, ResultsError, ValueError) as err:
-        print(f"gemmwatch comment: {err}", file=sys.stderr)
+    comparisons = _comparisons_or_none(args, "comment")
+    if comparisons is None:
         return 2
     body = render(comparisons, dashboard_url=args.dashboard_url)
     statuses = [status_for(c) for c in comparisons]
