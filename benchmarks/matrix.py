@@ -25,6 +25,7 @@ _NK = re.compile(r"^\s*(\d+)\s*x\s*(\d+)\s*$")
 ENV_MATRIX = "GEMMWATCH_MATRIX"
 ENV_SHAPES = "GEMMWATCH_SHAPES"
 ENV_DTYPES = "GEMMWATCH_DTYPES"
+ENV_SHARD = "GEMMWATCH_SHARD"
 
 
 class MatrixError(ValueError):
@@ -231,6 +232,22 @@ def select(
     return Selection(tuple(cells), tuple(set_names), interpreter)
 
 
+def parse_shard(text: str) -> tuple[int, int]:
+    """'i/n' (1 <= i <= n) -> (i, n)."""
+    try:
+        i, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise MatrixError(f"shard {text!r} is not of the form i/n (e.g. 2/4)") from None
+    if not 1 <= i <= n:
+        raise MatrixError(f"shard {text!r}: expected 1 <= i <= n")
+    return i, n
+
+
+def shard(selection: Selection, i: int, n: int) -> Selection:
+    """Every n-th cell starting at the i-th: shards of one matrix are disjoint and cover it."""
+    return Selection(selection.cells[i - 1 :: n], selection.sets, selection.interpreter)
+
+
 def _env_list(name: str) -> list[str] | None:
     raw = os.environ.get(name, "").strip()
     return [item.strip() for item in raw.split(",") if item.strip()] or None
@@ -240,6 +257,9 @@ def from_environment() -> Selection:
     """The selection the asv benchmark processes see (set by `gemmwatch run`, or the default)."""
     from targets.detect import interpreter_requested
 
-    return select(
+    selection = select(
         load(), interpreter=interpreter_requested(), shapes=_env_list(ENV_SHAPES), dtypes=_env_list(ENV_DTYPES)
     )
+    if os.environ.get(ENV_SHARD):
+        selection = shard(selection, *parse_shard(os.environ[ENV_SHARD]))
+    return selection

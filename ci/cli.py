@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true", help="5 timing rounds and 4 autotune candidates: fast, noisier")
     run.add_argument("--rounds", type=int, help="interleaved timing rounds per cell (default 30)")
     run.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
+    run.add_argument("--shard", metavar="I/N", help="measure the I-th of N disjoint shares of the cells (one per GPU)")
+    run.add_argument("--gpu", metavar="INDEX", help="CUDA_VISIBLE_DEVICES for the measurement (e.g. the shard's GPU)")
     run.add_argument("--results-dir", metavar="DIR", help="asv results directory (default .asv/results)")
     run.add_argument("--work-dir", metavar="DIR", help="worktrees, logs, generated config (default .asv/gemmwatch)")
     run.add_argument("--machine", help="asv machine name (default: the detected target, e.g. h200)")
@@ -165,6 +167,27 @@ def build_parser() -> argparse.ArgumentParser:
     rck.add_argument("--work-dir", metavar="DIR", help="where the worktrees live (default .asv/gemmwatch)")
     rck.add_argument("--output", metavar="PATH", help="also write the JSON report here")
     rck.set_defaults(func=_lazy("ci.recheck"))
+
+    mrg = sub.add_parser(
+        "merge",
+        help="merge results directories or runner artifacts into one, without overwriting anything",
+        description="Join asv results (shards, targets, runners, Triton versions) cell by cell into a results "
+        "directory; a cell measured on both sides keeps the destination's value and is reported.",
+    )
+    mrg.add_argument("--into", required=True, metavar="DIR", help="destination results directory (the store)")
+    mrg.add_argument("sources", nargs="+", metavar="SRC", help="results directories or artifact directories")
+    mrg.set_defaults(func=_lazy("ci.store", "main_merge"))
+
+    prn = sub.add_parser(
+        "prune",
+        help="apply the store's pruning policy (drop old samples, remove very old results)",
+        description="Keep every file of the newest --keep-full commits per machine and environment; older files "
+        "keep medians and intervals but lose their per-round samples; files older than --max-age-days go.",
+    )
+    prn.add_argument("--store", required=True, metavar="DIR", help="the results store")
+    prn.add_argument("--keep-full", type=int, default=100, help="newest result files per machine/env kept whole")
+    prn.add_argument("--max-age-days", type=float, default=730, help="remove result files older than this")
+    prn.set_defaults(func=_lazy("ci.store", "main_prune"))
     return parser
 
 

@@ -47,6 +47,8 @@ class RunPlan:
     matrix_path: str | None
     rounds: int | None
     autotune_top_k: int | None
+    shard: str | None = None  # "i/n"
+    gpu: str | None = None  # CUDA_VISIBLE_DEVICES for the benchmark processes
 
 
 def git(repo: Path, *args: str) -> str:
@@ -226,12 +228,15 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     )
     if interpreter:
         env["TRITON_INTERPRET"] = "1"
+    if plan.gpu is not None:
+        env["CUDA_VISIBLE_DEVICES"] = plan.gpu
     for name, value in (
         ("GEMMWATCH_SHAPES", ",".join(plan.shapes or [])),
         ("GEMMWATCH_DTYPES", ",".join(plan.dtypes or [])),
         ("GEMMWATCH_MATRIX", plan.matrix_path or ""),
         ("GEMMWATCH_ROUNDS", str(plan.rounds or "")),
         ("GEMMWATCH_AUTOTUNE_TOP_K", str(plan.autotune_top_k or "")),
+        ("GEMMWATCH_SHARD", plan.shard or ""),
     ):
         if value:
             env[name] = value
@@ -326,6 +331,10 @@ def main(args) -> int:
         selection = matrix_mod.select(
             matrix_mod.load(args.matrix), interpreter=interpreter, shapes=shapes or None, dtypes=dtypes or None
         )
+        if args.shard:
+            selection = matrix_mod.shard(selection, *matrix_mod.parse_shard(args.shard))
+            if not selection.cells:
+                raise matrix_mod.MatrixError(f"shard {args.shard} of this selection holds no cell")
     except (RunError, matrix_mod.MatrixError) as err:
         print(f"gemmwatch run: {err}", file=sys.stderr)
         return 2
@@ -356,10 +365,13 @@ def main(args) -> int:
         matrix_path=str(Path(args.matrix).resolve()) if args.matrix else None,
         rounds=5 if args.quick else args.rounds,
         autotune_top_k=4 if args.quick else None,
+        shard=args.shard,
+        gpu=args.gpu,
     )
     mode = "Triton interpreter (pipeline check, not performance)" if interpreter else info.get("device", "")
     print(
-        f"gemmwatch run: {len(selection.cells)} cells ({', '.join(selection.sets) or 'explicit shapes'}) "
+        f"gemmwatch run: {len(selection.cells)} cells ({', '.join(selection.sets) or 'explicit shapes'}"
+        f"{', shard ' + args.shard if args.shard else ''}) "
         f"on {mode}; triton {info['triton']}, torch {info['torch']}",
         flush=True,
     )
