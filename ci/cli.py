@@ -188,6 +188,25 @@ def build_parser() -> argparse.ArgumentParser:
     prn.add_argument("--keep-full", type=int, default=100, help="newest result files per machine/env kept whole")
     prn.add_argument("--max-age-days", type=float, default=730, help="remove result files older than this")
     prn.set_defaults(func=_lazy("ci.store", "main_prune"))
+
+    bis = sub.add_parser(
+        "bisect",
+        help="narrow a regression of some cells to one commit, or to one Triton version",
+        description="Commits: each step measures the cells with the good commit's and the candidate's kernels side "
+        "by side in one process. Triton: each step runs the cells under another environment's Python and compares "
+        "to the good version. Exit 1 when a first bad commit/version is found, 0 when the range does not regress.",
+    )
+    bis.add_argument("--cells", nargs="+", required=True, metavar="CELL", help="e.g. 'fp16 4096x4096x4096'")
+    bis.add_argument("--good", metavar="COMMIT", help="a commit without the regression")
+    bis.add_argument("--bad", metavar="COMMIT", help="a commit with it")
+    bis.add_argument("--triton", nargs="+", metavar="VERSION=PYTHON",
+                     help="Triton versions in release order (good first, bad last), each with its environment's Python")  # fmt: skip
+    bis.add_argument("--rounds", type=int, default=30, help="paired rounds per step (commit bisection)")
+    bis.add_argument("--checkout", metavar="DIR", help="the project checkout (default: cwd)")
+    bis.add_argument("--work-dir", metavar="DIR", help="worktrees and results (default .asv/gemmwatch)")
+    bis.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
+    bis.add_argument("--output", metavar="PATH", help="also write the JSON report here")
+    bis.set_defaults(func=_lazy("ci.bisect"))
     return parser
 
 

@@ -167,6 +167,12 @@ class Comparison:
         return [c for c in self.cells if c.verdict == verdict]
 
 
+def is_interpreter(machine_params: dict) -> bool:
+    return machine_params.get("target") == "cpu-interpreter" or str(machine_params.get("device", "")).startswith(
+        "Triton interpreter"
+    )
+
+
 def _suite(benchmark: str) -> str:
     parts = benchmark.split(".")
     return parts[-2] if len(parts) >= 2 else benchmark
@@ -255,6 +261,7 @@ def compare(
         if b != h:
             result.context_diff[key] = (b, h)
 
+    interpreter = is_interpreter(base.machine_params) or is_interpreter(head.machine_params)
     ratio_b, ratio_h = base.metric_by_suite("track_ratio"), head.metric_by_suite("track_ratio")
     time_b, time_h = base.metric_by_suite("track_triton_time"), head.metric_by_suite("track_triton_time")
     keys = list(dict.fromkeys([*time_b, *time_h]))
@@ -290,6 +297,9 @@ def compare(
         if result.context_diff:
             comp.verdict = Verdict.NOT_CALLED
             comp.note = "context differs: " + ", ".join(result.context_diff)
+            continue
+        if interpreter:  # its timings carry no performance signal and must never gate anything
+            comp.verdict, comp.note = Verdict.NOT_CALLED, "Triton interpreter: timings are not performance"
             continue
 
         use_ratio = _usable(rb) and _usable(rh) and rb.samples and rh.samples

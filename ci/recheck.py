@@ -95,6 +95,10 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue
         change, interval, p = paired_change(timing.samples[0], timing.samples[1], settings.confidence)
+        if device == "cpu":  # the interpreter: correctness was checked; its timings must not decide anything
+            entry.update(verdict=Verdict.NOT_CALLED.value, note="Triton interpreter: timings are not performance",
+                         change=change, rounds=rounds)  # fmt: skip
+            continue
         thr = settings.threshold_for(f"{suite} {cell.name}")
         entry.update(change=change, interval=list(interval), p_value=p, threshold=thr, rounds=rounds)
         entry["base_s"], entry["head_s"] = timing.median(0), timing.median(1)

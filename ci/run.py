@@ -288,6 +288,23 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     return 0
 
 
+def _context_of(python: str, repo: Path) -> dict[str, str]:
+    """Device and versions as another Python environment sees them (e.g. one per Triton version)."""
+    code = (
+        "import json; from benchmarks.context import device_description, software_versions; "
+        "print(json.dumps({**device_description(), **software_versions()}))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    try:
+        proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    except OSError as err:
+        raise RunError(f"--python {python}: cannot run it ({err.strerror or err})") from None
+    if proc.returncode != 0:
+        last = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise RunError(f"--python {python}: could not import torch/triton there: {last[0]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def _source_hash(tree: Path) -> str:
     """Hash of the kernel and target code of a checkout (what decides the best config)."""
     import hashlib
@@ -349,7 +366,14 @@ def main(args) -> int:
             file=sys.stderr,
         )
 
-    info = {**device_description(), **software_versions()}
+    if args.python and Path(args.python).resolve() != Path(sys.executable).resolve():
+        try:
+            info = _context_of(args.python, repo)
+        except RunError as err:
+            print(f"gemmwatch run: {err}", file=sys.stderr)
+            return 2
+    else:
+        info = {**device_description(), **software_versions()}
     info.pop("python", None)  # asv records the environment's Python itself
     machine = args.machine or info["target"]
     plan = RunPlan(

@@ -34,7 +34,7 @@ def test_each_side_runs_its_own_kernels(repo, tmp_path):
     assert wrong["verdict"] == "failed" and wrong["rel_error"]["base"] < 1e-3 < 0.4 < wrong["rel_error"]["head"]
     same = report["cells"]["FusedEpilogue bf16 33x65x127 bias+gelu"]
     assert same["rel_error"]["base"] == same["rel_error"]["head"]  # the epilogue path did not change
-    assert same["verdict"] in ("unchanged", "noisy") and same["rounds"] == 3
+    assert same["verdict"] == "not-called" and same["rounds"] == 3  # interpreter timings never decide
     assert "not performance" in proc.stderr
 
 
