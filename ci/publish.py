@@ -216,7 +216,7 @@ def find_repo(start: Path) -> Path:
 
 def branch_commits(repo: Path, branch: str) -> set[str]:
     if _git(repo, "rev-parse", "--verify", "--quiet", f"{branch}^{{commit}}").returncode != 0:
-        raise PublishError(f"branch {branch!r} does not exist in {repo}")
+        raise PublishError(f"branch {branch!r} does not exist in {repo} (--branch names the one to publish)")
     proc = _git(repo, "rev-list", branch)
     if proc.returncode != 0:
         raise PublishError(f"git rev-list {branch} failed in {repo}: {proc.stderr.strip()}")
@@ -445,9 +445,30 @@ def _nice_step(span: float, target: int = 5) -> float:
     return next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
 
 
+def _digits(step: float) -> int:
+    """Decimals that show every tick of `step` exactly (at least 2, as the heatmap)."""
+    return next((d for d in range(2, 6) if abs(round(step, d) - step) < 1e-9), 6)
+
+
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+TIME_STEPS = (HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS, 14 * DAY_MS,
+              30 * DAY_MS, 91 * DAY_MS, 182 * DAY_MS, 365 * DAY_MS)  # fmt: skip
+
+
+def _time_ticks(lo: float, hi: float, max_ticks: int = 6) -> tuple[list[int], str]:
+    """Round times (UTC) between lo and hi, and their strftime format."""
+    span = hi - lo
+    step = next((s for s in TIME_STEPS if span / s <= max_ticks), None)
+    if step is None:
+        step = 365 * DAY_MS * math.ceil(span / (365 * DAY_MS) / max_ticks)
+    ticks = list(range(math.ceil(lo / step) * step, int(hi) + 1, step))
+    return ticks, ("%Y-%m-%d" if step >= DAY_MS else "%m-%d %H:%M")
+
+
 def history_svg(points: list[tuple[int, float, str, int]], width: int = 860, height: int = 300) -> str:
     """Line chart of (date ms, geomean, commit, cells), with axes, ticks, labels and the 1.0 (native) line."""
-    left, right, top, bottom = 64, 20, 16, 52
+    left, right, top, bottom = 64, 36, 16, 52
     pw, ph = width - left - right, height - top - bottom
     xs = [p[0] for p in points]
     ys = [p[1] for p in points]
@@ -456,10 +477,11 @@ def history_svg(points: list[tuple[int, float, str, int]], width: int = 860, hei
     lo, hi = lo - pad, hi + pad
     step = _nice_step(hi - lo)
     lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
-    x0, x1 = min(xs), max(xs)
+    x_pad = (max(xs) - min(xs)) * 0.04 or 12 * HOUR_MS
+    x0, x1 = min(xs) - x_pad, max(xs) + x_pad
 
     def sx(x: float) -> float:
-        return left + (pw / 2 if x1 == x0 else (x - x0) / (x1 - x0) * pw)
+        return left + (x - x0) / (x1 - x0) * pw
 
     def sy(y: float) -> float:
         return top + (hi - y) / (hi - lo) * ph
@@ -469,12 +491,12 @@ def history_svg(points: list[tuple[int, float, str, int]], width: int = 860, hei
         f'viewBox="0 0 {width} {height}" role="img" aria-label="geomean speedup over native per commit">',
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="#fbfcfd" stroke="#c9ced6"/>',
     ]
-    y = lo
-    while y <= hi + step / 2:
+    digits = _digits(step)
+    for i in range(round((hi - lo) / step) + 1):
+        y = lo + i * step
         py = sy(y)
         out.append(f'<line x1="{left}" y1="{py:.1f}" x2="{left + pw}" y2="{py:.1f}" stroke="#e6e9ee"/>')
-        out.append(f'<text x="{left - 6}" y="{py + 4:.1f}" text-anchor="end">{y:.2f}</text>')
-        y += step
+        out.append(f'<text x="{left - 6}" y="{py + 4:.1f}" text-anchor="end">{y:.{digits}f}</text>')
     if lo <= GOOD <= hi:
         py = sy(GOOD)
         out.append(
@@ -482,13 +504,11 @@ def history_svg(points: list[tuple[int, float, str, int]], width: int = 860, hei
             'stroke-dasharray="5 4"/>'
         )
         out.append(f'<text x="{left + pw - 4}" y="{py - 5:.1f}" text-anchor="end">native = 1.00</text>')
-    span = x1 - x0
-    fmt = "%Y-%m-%d" if span >= 2 * 86400_000 else "%m-%d %H:%M"
-    ticks = [x0] if span == 0 else [x0 + span * i / 4 for i in range(5)]
+    ticks, fmt = _time_ticks(x0, x1)
     for t in ticks:
         px = sx(t)
         out.append(f'<line x1="{px:.1f}" y1="{top + ph}" x2="{px:.1f}" y2="{top + ph + 5}" stroke="#8a94a3"/>')
-        out.append(f'<text x="{px:.1f}" y="{top + ph + 18}" text-anchor="middle">{_esc(_date(int(t), fmt))}</text>')
+        out.append(f'<text x="{px:.1f}" y="{top + ph + 18}" text-anchor="middle">{_esc(_date(t, fmt))}</text>')
     out.append(
         f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">commit date (UTC)</text>'
         f'<text transform="translate(14 {top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
@@ -608,7 +628,8 @@ def landing_page(groups: list[Group], summaries: list[dict], branch: str, title:
             cell = f'<span style="background:{bg};color:{fg};padding:2px 6px">{gm:.3f}</span>'
         body.append(
             f'<tr><td><a href="{_esc(group.slug)}">{_esc(group.machine)}</a></td><td>{_esc(device)}</td>'
-            f"<td>{_esc(group.triton)}</td><td>{when}</td><td>{s['commits']}</td><td>{s['cells']}</td>"
+            f'<td><a href="{_esc(group.slug)}">{_esc(group.triton)}</a></td><td>{when}</td>'
+            f"<td>{s['commits']}</td><td>{s['cells']}</td>"
             f"<td>{cell}</td></tr>"
         )
     body.append("</tbody></table>")
