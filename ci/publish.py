@@ -74,6 +74,7 @@ class Run:
 class Cell:
     suite: str  # "Matmul", "ScaledMatmul", "FusedEpilogue"
     params: tuple[str, ...]  # (shape, dtype[, epilogue])
+    prefix: str = ""  # the benchmark name without the metric, e.g. "bench_gemm.Matmul"
     ratio: Entry | None = None
     triton: Entry | None = None
 
@@ -187,7 +188,7 @@ def cells_of(runs: list[Run]) -> dict[tuple[str, tuple[str, ...]], Cell]:
             if metric not in (HEADLINE, FALLBACK) or len(e.params) < 2:
                 continue
             suite = parts[-2] if len(parts) >= 2 else ""
-            cell = cells.setdefault((suite, e.params), Cell(suite, e.params))
+            cell = cells.setdefault((suite, e.params), Cell(suite, e.params, ".".join(parts[:-1])))
             if metric == HEADLINE:
                 cell.ratio = e
             else:
@@ -224,7 +225,7 @@ def branch_commits(repo: Path, branch: str) -> set[str]:
 
 
 def _repo_asv_settings(repo: Path) -> dict:
-    """project_url / show_commit_url of the checkout's own asv.conf.json, where it has them."""
+    """show_commit_url of the checkout's own asv.conf.json, where it has one (asv links commits with it)."""
     path = repo / "asv.conf.json"
     if not path.is_file():
         return {}
@@ -286,13 +287,8 @@ def asv_graph_link(
         if match is None:
             return None
         query.append((f"p-{name}", match))
-    return (
-        prefix
-        + "#"
-        + _encode_component(benchmark)
-        + "?"
-        + "&".join(f"{_encode_component(k)}={_encode_component(v)}" for k, v in query)
-    )
+    args = "&".join(f"{_encode_component(k)}={_encode_component(v)}" for k, v in query)
+    return f"{prefix}#{_encode_component(benchmark)}?{args}"
 
 
 def _encode_component(text: str) -> str:
@@ -417,7 +413,7 @@ def _heatmap_cell(cell: Cell, benchmarks: dict, state: dict[str, str]) -> str:
     name = " ".join([cell.suite, cell.dtype, cell.row])
     status = cell.status
     metric = FALLBACK if status == "n/a" else HEADLINE
-    link = asv_graph_link(benchmarks, f"bench_gemm.{cell.suite}.{metric}", cell.params, state)
+    link = asv_graph_link(benchmarks, f"{cell.prefix}.{metric}", cell.params, state)
     attrs = f'data-suite="{_esc(cell.suite)}" data-params="{_esc(" ".join(cell.params))}"'
     if status == "ok":
         speedup = cell.speedup
