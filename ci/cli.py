@@ -189,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
     prn.add_argument("--max-age-days", type=float, default=730, help="remove result files older than this")
     prn.set_defaults(func=_lazy("ci.store", "main_prune"))
 
+    pub = sub.add_parser(
+        "publish",
+        help="asv publish plus gemmwatch's speedup-over-native pages per target and Triton version",
+        description="Run asv publish on the results, then add html/gemmwatch/: a heatmap of shapes x dtypes coloured "
+        "by native/Triton speed for the newest commit on the branch, the history of the geomean, each cell linking "
+        "to its asv graph.",
+    )
+    pub.add_argument("--results-dir", metavar="DIR", help="asv results directory (default .asv/results)")
+    pub.add_argument(
+        "--html-dir", metavar="DIR", help="where the dashboard goes (default .asv/html; asv empties it first)"
+    )
+    pub.add_argument("--checkout", metavar="DIR", help="the project's git checkout (default: the current directory's)")
+    pub.add_argument("--branch", default="main", help="branch whose commits are published (default main)")
+    pub.set_defaults(func=_lazy("ci.publish"))
+
     bis = sub.add_parser(
         "bisect",
         help="narrow a regression of some cells to one commit, or to one Triton version",
