@@ -248,6 +248,19 @@ def shard(selection: Selection, i: int, n: int) -> Selection:
     return Selection(selection.cells[i - 1 :: n], selection.sets, selection.interpreter)
 
 
+def parse_cell(text: str) -> tuple[str, Cell]:
+    """'[Suite ]dtype MxNxK[ epilogue]' -> (suite, Cell); the suite defaults to the cell's operation."""
+    parts = text.split()
+    suite = parts.pop(0) if parts and parts[0][:1].isupper() else None
+    if len(parts) not in (2, 3):
+        raise MatrixError(f"cell {text!r}: expected '[Suite] dtype MxNxK [epilogue]', e.g. 'fp16 4096x4096x4096'")
+    dtype, shape, *epilogue = parts
+    if dtype not in DTYPES:
+        raise MatrixError(f"cell {text!r}: unknown dtype {dtype!r}; known dtypes: {', '.join(DTYPES)}")
+    cell = Cell(dtype, *parse_shape(shape, f"cell {text!r}"), epilogue=epilogue[0] if epilogue else None)
+    return suite or suite_of(cell), cell
+
+
 def _env_list(name: str) -> list[str] | None:
     raw = os.environ.get(name, "").strip()
     return [item.strip() for item in raw.split(",") if item.strip()] or None

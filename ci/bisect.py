@@ -137,18 +137,16 @@ def bisect_triton(versions: list[tuple[str, str]], cells, *, repo: Path, work: P
 
 
 def main(args) -> int:
+    from benchmarks.matrix import parse_cell
     from ci.cli import use_interpreter_without_gpu
     from ci.decision import load_settings
-    from ci.recheck import _parse_cell
     from ci.run import RunError, find_repo, resolve_commit
 
     use_interpreter_without_gpu()
     try:
         repo = find_repo(Path(args.checkout or Path.cwd()))
         settings = load_settings(args.config)
-        from benchmarks.cells import Cell
-
-        cells = [(suite, Cell(*cell_args)) for suite, cell_args in (_parse_cell(text) for text in args.cells)]
+        cells = [parse_cell(text) for text in args.cells]
         work = Path(args.work_dir or repo / ".asv" / "gemmwatch")
         if args.triton:
             versions = []

@@ -115,7 +115,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
 
 
 def main(args) -> int:
-    from benchmarks.cells import Cell
+    from benchmarks.matrix import parse_cell
     from ci.cli import use_interpreter_without_gpu
     from ci.compare import InputError, comparisons_from_args
     from ci.decision import Verdict, load_settings
@@ -127,24 +127,23 @@ def main(args) -> int:
         base_sha, head_sha = resolve_commit(repo, args.base), resolve_commit(repo, args.head)
         settings = load_settings(args.config)
         if args.cells:
-            wanted = [_parse_cell(text) for text in args.cells]
+            cells = [parse_cell(text) for text in args.cells]
         else:
             flagged = (Verdict.REGRESSED, Verdict.NOISY, Verdict.IMPROVED)
             comps = comparisons_from_args(args)
-            wanted = [(c.suite, _parse_cell(c.cell)[1]) for comp in comps for c in comp.cells if c.verdict in flagged]
+            cells = [parse_cell(c.name) for comp in comps for c in comp.cells if c.verdict in flagged]
         work = Path(args.work_dir or repo / ".asv" / "gemmwatch") / "worktrees"
         base_tree, head_tree = ensure_worktree(repo, base_sha, work), ensure_worktree(repo, head_sha, work)
     except (RunError, InputError, ValueError) as err:
         print(f"gemmwatch recheck: {err}", file=sys.stderr)
         return 2
-    if not wanted:
+    if not cells:
         print("gemmwatch recheck: no flagged cell to recheck")
         report = {}
     else:
         # Each side autotunes for itself; stored choices and worker processes would mix the trees.
         os.environ.pop("GEMMWATCH_AUTOTUNE_CACHE", None)
         os.environ["GEMMWATCH_COMPILE_WORKERS"] = "0"
-        cells = [(suite, Cell(*cell_args)) for suite, cell_args in wanted]
         report = recheck_cells(cells, base_tree, head_tree, rounds=args.rounds, settings=settings)
     payload = {"base_commit": base_sha, "head_commit": head_sha, "interpreter": interpreter, "cells": report}
     text = json.dumps(payload, indent=1)
@@ -154,20 +153,3 @@ def main(args) -> int:
     if interpreter:
         print("NOTE: interpreter recheck: a pipeline check, its timings are not performance", file=sys.stderr)
     return 1 if any(v.get("verdict") in ("regressed", "failed") for v in report.values()) else 0
-
-
-def _parse_cell(text: str):
-    """'[Suite ]dtype MxNxK[ epilogue]' -> (suite or None, (dtype, M, N, K, epilogue))."""
-    from benchmarks.matrix import parse_shape
-
-    parts = text.split()
-    suite = parts.pop(0) if parts and parts[0][:1].isupper() else None
-    if len(parts) not in (2, 3):
-        raise ValueError(f"cell {text!r}: expected 'dtype MxNxK [epilogue]', e.g. 'fp16 4096x4096x4096'")
-    dtype, shape, *epilogue = parts
-    M, N, K = parse_shape(shape, f"cell {text!r}")
-    from benchmarks.cells import Cell
-    from benchmarks.matrix import suite_of
-
-    cell = Cell(dtype, M, N, K, epilogue=epilogue[0] if epilogue else None)
-    return (suite or suite_of(cell), (dtype, M, N, K, epilogue[0] if epilogue else None))
