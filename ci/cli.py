@@ -45,9 +45,9 @@ def _add_base_head(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml",
                    help="thresholds from [tool.gemmwatch.compare] (default ./pyproject.toml)")  # fmt: skip
     p.add_argument("--checkout", metavar="DIR", help="git checkout to resolve commit names in (default: cwd)")
-    p.add_argument(
-        "--recheck", metavar="REPORT.json", help="verdicts of `gemmwatch recheck` replace those cells' verdicts"
-    )
+    p.add_argument("--recheck", nargs="+", action="extend", metavar="REPORT.json",
+                   help="reports of `gemmwatch recheck` (one per target): their verdicts replace those cells' verdicts")  # fmt: skip
+    p.add_argument("--recheck-from", metavar="DIR", help="every recheck.json below DIR (e.g. the downloaded artifacts)")
     p.add_argument("--history", nargs="+", metavar="RESULT.json",
                    help="earlier runs (e.g. of main) on the same machine: their run-to-run spread widens each cell's interval")  # fmt: skip
 

@@ -62,8 +62,11 @@ def comparisons_from_args(args) -> list[Comparison]:
     axis = getattr(args, "axis", "commit")
     noise = between_run_noise([load(f) for f in args.history]) if getattr(args, "history", None) else None
     comparisons = _comparisons(args, settings, axis, noise)
-    if getattr(args, "recheck", None):
-        apply_recheck(comparisons, args.recheck)
+    reports = list(getattr(args, "recheck", None) or [])
+    if getattr(args, "recheck_from", None):
+        reports += sorted(str(p) for p in Path(args.recheck_from).rglob("recheck.json"))
+    if reports:
+        apply_recheck(comparisons, reports)
     return comparisons
 
 
@@ -93,24 +96,29 @@ def _comparisons(args, settings, axis, noise) -> list[Comparison]:
     return out
 
 
-def apply_recheck(comparisons: list[Comparison], path: str) -> None:
-    """Replace the verdicts of cells that `gemmwatch recheck` re-measured side by side."""
-    try:
-        report = json.loads(Path(path).read_text())["cells"]
-    except FileNotFoundError:
-        raise InputError(f"recheck report {path} does not exist") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
-        raise InputError(f"recheck report {path} is not a gemmwatch recheck JSON: {err}") from None
-    for comp in comparisons:
-        for cell in comp.cells:
-            entry = report.get(cell.name)
-            if entry is None or "verdict" not in entry:
+def apply_recheck(comparisons: list[Comparison], paths: list[str]) -> None:
+    """Replace the verdicts of cells that `gemmwatch recheck` re-measured side by side (per machine)."""
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text())
+            report, machine = data["cells"], data.get("machine")
+        except FileNotFoundError:
+            raise InputError(f"recheck report {path} does not exist") from None
+        except (json.JSONDecodeError, KeyError, TypeError) as err:
+            raise InputError(f"recheck report {path} is not a gemmwatch recheck JSON: {err}") from None
+        for comp in comparisons:
+            if machine is not None and comp.machine != machine:
                 continue
-            cell.verdict = Verdict(entry["verdict"])
-            cell.note = entry.get("note", "rechecked")
-            if entry.get("change") is not None:
-                cell.change, cell.interval, cell.p_value = entry["change"], tuple(entry["interval"]), entry["p_value"]
-                cell.q_value = None  # a single confirmatory test, not part of the matrix-wide FDR
+            for cell in comp.cells:
+                entry = report.get(cell.name)
+                if entry is None or "verdict" not in entry:
+                    continue
+                cell.verdict = Verdict(entry["verdict"])
+                cell.note = entry.get("note", "rechecked")
+                if entry.get("change") is not None and entry.get("interval"):
+                    cell.change, cell.interval = entry["change"], tuple(entry["interval"])
+                    cell.p_value = entry.get("p_value")
+                    cell.q_value = None  # a single confirmatory test, not part of the matrix-wide FDR
 
 
 def _check_same_benchmarks(base: ResultFile, head: ResultFile) -> None:

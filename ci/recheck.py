@@ -145,7 +145,15 @@ def main(args) -> int:
         os.environ.pop("GEMMWATCH_AUTOTUNE_CACHE", None)
         os.environ["GEMMWATCH_COMPILE_WORKERS"] = "0"
         report = recheck_cells(cells, base_tree, head_tree, rounds=args.rounds, settings=settings)
-    payload = {"base_commit": base_sha, "head_commit": head_sha, "interpreter": interpreter, "cells": report}
+    from targets import detect
+
+    payload = {
+        "machine": detect().name,  # gemmwatch run names the asv machine after the target too
+        "base_commit": base_sha,
+        "head_commit": head_sha,
+        "interpreter": interpreter,
+        "cells": report,
+    }
     text = json.dumps(payload, indent=1)
     if args.output:
         Path(args.output).write_text(text)

@@ -49,7 +49,7 @@ def test_recheck_report_overrides_compare_verdicts(tmp_path):
     b = write_results(tmp_path / "b.json", "a" * 40, cells_b)
     h = write_results(tmp_path / "h.json", "b" * 40, cells_h)
     report = tmp_path / "r.json"
-    report.write_text(json.dumps({"cells": {"Matmul fp16 16x4096x4096": {
+    report.write_text(json.dumps({"machine": "h200", "cells": {"Matmul fp16 16x4096x4096": {
         "verdict": "unchanged", "change": 0.001, "interval": [-0.004, 0.006], "p_value": 0.6, "note": "rechecked"}}}))  # fmt: skip
 
     class Args:
@@ -57,10 +57,15 @@ def test_recheck_report_overrides_compare_verdicts(tmp_path):
 
     (comp,) = compare_mod.comparisons_from_args(Args)
     assert comp.cells[0].verdict.value == "regressed"
-    Args.recheck = str(report)
+    Args.recheck = [str(report)]
     (comp,) = compare_mod.comparisons_from_args(Args)
     assert comp.cells[0].verdict.value == "unchanged" and comp.cells[0].note == "rechecked"
-    Args.recheck = str(tmp_path / "missing.json")
+    other = tmp_path / "other-target.json"
+    other.write_text(report.read_text().replace('"h200"', '"mi300x"'))
+    Args.recheck = [str(other)]
+    (comp,) = compare_mod.comparisons_from_args(Args)
+    assert comp.cells[0].verdict.value == "regressed", "another target's recheck does not apply"
+    Args.recheck = [str(tmp_path / "missing.json")]
     with pytest.raises(compare_mod.InputError, match="does not exist"):
         compare_mod.comparisons_from_args(Args)
 

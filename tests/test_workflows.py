@@ -321,7 +321,7 @@ def test_gemmwatch_commands_match_the_command_line():
             parser.parse_args(argv)
         except SystemExit:
             pytest.fail(f"{name}: `gemmwatch {shlex.join(argv)}` does not parse")
-    assert seen == {"run", "compare", "comment", "merge", "prune", "publish"}
+    assert seen == {"run", "recheck", "compare", "comment", "merge", "prune", "publish"}
 
 
 def test_the_target_lists_agree():
@@ -394,7 +394,7 @@ def test_pr_workflow_runs_untrusted_code_without_privileges():
     upload = steps_using(measure, "actions/upload-artifact")[0]
     assert upload["if"] == "always()"
     assert upload["with"]["name"] == "results-${{ matrix.target }}"
-    assert upload["with"]["path"].split() == [".asv/results", ".asv/context", ".asv/status.json"]
+    assert upload["with"]["path"].split() == [".asv/results", ".asv/context", ".asv/status.json", ".asv/recheck.json"]
     assert upload["with"]["include-hidden-files"] is True  # .asv is hidden: left out otherwise
     record = steps_using(meta, "actions/upload-artifact")[0]["with"]
     assert record["name"] == "pr-meta"
