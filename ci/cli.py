@@ -189,6 +189,23 @@ def build_parser() -> argparse.ArgumentParser:
     prn.add_argument("--max-age-days", type=float, default=730, help="remove result files older than this")
     prn.set_defaults(func=_lazy("ci.store", "main_prune"))
 
+    tun = sub.add_parser(
+        "tune",
+        help="fill the tuned-config library: time every candidate per cell, keep the best (and the losers)",
+        description="detect the target -> candidates from its TargetSpec -> compile and benchmark each with the "
+        "suites' timing protocol -> pick the fastest correct one -> write targets/tuned/<target>-triton<ver>.json "
+        "with the configs that lost and those that failed. The launcher then uses it instead of autotuning.",
+    )
+    tun.add_argument("--shapes", nargs="+", metavar="SET|MxNxK", help="shape sets of the matrix and/or literal shapes")
+    tun.add_argument("--dtypes", nargs="+", metavar="DTYPE", help="only these dtypes")
+    tun.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
+    tun.add_argument("--top-k", type=int, default=None, help="time only the first K candidates (default: all, <= 50)")
+    tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds per candidate (default 10)")
+    tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
+    tun.add_argument("--allow-interpreter", action="store_true",
+                     help="run the pipeline in the interpreter (its timings are not performance)")  # fmt: skip
+    tun.set_defaults(func=_lazy("ci.tune"))
+
     pub = sub.add_parser(
         "publish",
         help="asv publish plus gemmwatch's speedup-over-native pages per target and Triton version",

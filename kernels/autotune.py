@@ -51,6 +51,12 @@ class ProblemKey:
     def cache_key(self) -> tuple:
         return (self.op, self.dtype, self.precision, self.layout, self.device, shape_bucket(self.M, self.N, self.K))
 
+    def library_key(self) -> str:
+        """The key of this problem's bucket in the tuned-config library."""
+        from targets.library import entry_key
+
+        return entry_key(self.op, self.dtype, self.precision, self.layout, shape_bucket(self.M, self.N, self.K))
+
 
 @dataclass
 class Selection:
@@ -59,7 +65,7 @@ class Selection:
     key: ProblemKey
     target: str
     config: GemmConfig
-    method: str  # "timed", "stored" (from an earlier run), "ranked" (interpreter), "forced"
+    method: str  # "tuned" (targets/tuned/), "timed", "stored" (an earlier run), "ranked" (interpreter), "forced"
     tune_seconds: float = 0.0
     timings_ms: dict[str, float] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # config -> error
@@ -148,6 +154,15 @@ def compile_in_parallel(worker, jobs: list[tuple]) -> None:
     concurrent.futures.wait([_POOL[0].submit(worker, *job) for job in jobs])
 
 
+def _tuned(key: ProblemKey, target: str) -> GemmConfig | None:
+    """The config `gemmwatch tune` measured best for this problem's bucket (targets/tuned/), if any."""
+    import triton
+
+    from targets import library
+
+    return library.lookup(target, triton.__version__, key.library_key())
+
+
 def _stored_key(key: ProblemKey, target: str) -> str:
     import triton
 
@@ -216,6 +231,12 @@ def run(
         launch(cached.config)
         return _remember(cached)
     spec = detect()
+    tuned = _tuned(key, spec.name)
+    if tuned is not None:
+        selection = Selection(key, spec.name, tuned, "tuned")
+        selection.kernel_hash = _kernel_hash(launch(tuned))
+        _CACHE[key.cache_key()] = selection
+        return _remember(selection)
     stored = _load_stored(key, spec.name)
     if stored is not None:
         stored.kernel_hash = _kernel_hash(launch(stored.config))

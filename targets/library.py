@@ -1,0 +1,115 @@
+"""The tuned-config library: measured best configs per target and Triton version, stored as data.
+
+One JSON file per (target, Triton version) under targets/tuned/, written by
+`gemmwatch tune`: for each problem bucket (operation, dtype, precision, layout,
+power-of-two M, N, K) the best config with its measured time and the native
+time, every config tried with its time, and the configs that failed to
+compile (negative results save the next search). The launcher reads it before
+autotuning, so runs that have an entry time no candidates (stable, fast).
+An entry measured with another Triton version is reported, never used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from targets.configs import GemmConfig
+
+DEFAULT_DIR = Path(__file__).with_name("tuned")
+ENV_DIR = "GEMMWATCH_TUNED_DIR"  # another library directory
+ENV_USE = "GEMMWATCH_TUNED"  # "0": ignore the library (autotune instead)
+
+
+class TunedVersionWarning(UserWarning):
+    """The library has entries for this target, but measured with another Triton version."""
+
+
+def library_dir() -> Path:
+    return Path(os.environ.get(ENV_DIR) or DEFAULT_DIR)
+
+
+def library_path(target: str, triton_version: str, directory: Path | None = None) -> Path:
+    return (directory or library_dir()) / f"{target}-triton{triton_version}.json"
+
+
+def entry_key(op: str, dtype: str, precision: str, layout: str, bucket: tuple[int, int, int]) -> str:
+    return "|".join([op, dtype, precision or "-", layout, "x".join(map(str, bucket))])
+
+
+@dataclass
+class Library:
+    target: str
+    triton: str
+    meta: dict = field(default_factory=dict)  # date, torch, cuda, device of the measurement
+    entries: dict[str, dict] = field(default_factory=dict)
+
+    def config_for(self, key: str) -> GemmConfig | None:
+        entry = self.entries.get(key)
+        return GemmConfig(**entry["config"]) if entry else None
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        payload = {"target": self.target, "triton": self.triton, "meta": self.meta, "entries": self.entries}
+        tmp.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+
+
+def load(target: str, triton_version: str, directory: Path | None = None) -> Library:
+    """The library for this target and Triton version (empty if none was tuned yet)."""
+    path = library_path(target, triton_version, directory)
+    if not path.exists():
+        return Library(target, triton_version)
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"tuned-config library {path} is not valid JSON: {err}") from None
+    if data.get("target") != target or data.get("triton") != triton_version:
+        raise ValueError(
+            f"tuned-config library {path} says target {data.get('target')!r}, Triton {data.get('triton')!r}; "
+            f"its name says {target!r}, {triton_version!r}"
+        )
+    return Library(target, triton_version, data.get("meta", {}), data.get("entries", {}))
+
+
+_REPORTED: set[tuple[str, str]] = set()
+
+
+def lookup(target: str, triton_version: str, key: str) -> GemmConfig | None:
+    """The tuned config for `key`, if the library for this Triton version has one.
+
+    When only other Triton versions have been tuned for this target, say so once
+    (TunedVersionWarning) and return None: a config chosen under another
+    compiler is not silently reused.
+    """
+    if os.environ.get(ENV_USE, "1") == "0":
+        return None
+    directory = library_dir()
+    config = _cached(target, triton_version, directory).config_for(key)
+    if config is None and (target, triton_version) not in _REPORTED:
+        others = sorted(p.name for p in directory.glob(f"{target}-triton*.json")) if directory.is_dir() else []
+        if others and not library_path(target, triton_version, directory).exists():
+            _REPORTED.add((target, triton_version))
+            warnings.warn(
+                f"tuned configs for {target} exist only for other Triton versions ({', '.join(others)}); "
+                f"Triton {triton_version} autotunes instead. Run `gemmwatch tune` to add this version.",
+                TunedVersionWarning,
+                stacklevel=3,
+            )
+    return config
+
+
+_LOADED: dict[tuple, Library] = {}
+
+
+def _cached(target: str, triton_version: str, directory: Path) -> Library:
+    path = library_path(target, triton_version, directory)
+    stamp = path.stat().st_mtime if path.exists() else None
+    key = (str(path), stamp)
+    if key not in _LOADED:
+        _LOADED[key] = load(target, triton_version, directory)
+    return _LOADED[key]
