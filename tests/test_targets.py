@@ -1,3 +1,4 @@
+import dataclasses
 import math
 import warnings
 from types import SimpleNamespace
@@ -107,24 +108,9 @@ def test_gemm_config_validates_itself():
 
 
 def _spec_kwargs(**changes):
-    base = dict(
-        name="x",
-        vendor="nvidia",
-        arch="sm_90",
-        sm_count=1,
-        smem_per_block_bytes=1024,
-        smem_banks=32,
-        smem_bank_width_bytes=4,
-        max_vector_load_bits=128,
-        warp_size=32,
-        registers_per_sm=65536,
-        max_registers_per_thread=255,
-        l2_bytes=1,
-        peak_tflops=PeakRates(None, None, None, None, None),
-        mem_bandwidth_gbs=None,
-    )
-    base.update(changes)
-    return base
+    """A valid spec's fields (the H200's), with `changes` applied."""
+    base = {f.name: getattr(get("h200"), f.name) for f in dataclasses.fields(TargetSpec)}
+    return {**base, **changes}
 
 
 @pytest.mark.parametrize(
