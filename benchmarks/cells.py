@@ -102,8 +102,9 @@ class Prepared:
         self.out = torch.empty(cell.M, cell.N, dtype=self.out_dtype, device=device)
         self.native_out = torch.empty_like(self.out)
 
-    def triton(self, kernels=None):
-        """Our kernel on these inputs; `kernels` selects another copy of the package (recheck)."""
+    def triton(self, kernels=None, config=None):
+        """Our kernel on these inputs; `kernels` selects another copy of the package (recheck),
+        `config` forces a launch config (tune)."""
         if kernels is None:
             import kernels
 
@@ -112,11 +113,12 @@ class Prepared:
             return kernels.scaled_matmul(
                 self.a, self.b, self.scale_a, self.scale_b,
                 bias=self.bias, activation=c.activation, out_dtype=self.out_dtype,
-                use_fast_accum=self.precision == "fast_accum", out=self.out,
+                use_fast_accum=self.precision == "fast_accum", out=self.out, config=config,
             )  # fmt: skip
         return kernels.matmul(
-            self.a, self.b, bias=self.bias, activation=c.activation, precision=self.precision, out=self.out
-        )
+            self.a, self.b, bias=self.bias, activation=c.activation, precision=self.precision, out=self.out,
+            config=config,
+        )  # fmt: skip
 
     @contextlib.contextmanager
     def _native_precision(self):
@@ -163,9 +165,6 @@ class Prepared:
         return reference_gemm(
             self.a, self.b, bias=self.bias, activation=self.cell.activation, scale_a=self.scale_a, scale_b=self.scale_b
         )
-
-    def relative_error(self, result) -> float:
-        return relative_error(result, self.reference())
 
 
 def reference_gemm(a, b, *, bias=None, activation=None, scale_a=None, scale_b=None):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -97,16 +98,10 @@ class CellResult:
 
     def median(self, series: str) -> float | None:
         values = getattr(self, series)
-        return _median(values) if values else None
+        return statistics.median(values) if values else None
 
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
 
 
 def rounds_from_env(default: int = DEFAULT_ROUNDS) -> int:

@@ -173,11 +173,6 @@ def is_interpreter(machine_params: dict) -> bool:
     )
 
 
-def _suite(benchmark: str) -> str:
-    parts = benchmark.split(".")
-    return parts[-2] if len(parts) >= 2 else benchmark
-
-
 def _usable(entry: Entry | None) -> bool:
     return entry is not None and not entry.failed and not entry.skipped
 
@@ -354,23 +349,29 @@ def _widen(comp: CellComparison, confidence: float) -> None:
 
 
 def _call(comp: CellComparison, settings: Settings) -> tuple[Verdict, str]:
-    """Regressed: significant after FDR control, the interval reaches the threshold and the point
-    estimate is at least half of it, and the Triton time moved the same way (by half the threshold).
+    return call(comp.change, comp.interval, comp.q_value < settings.alpha, comp.threshold, comp.triton_change)
 
-    Deciding at the interval rather than the point estimate is what lets a true
-    change of exactly the threshold be flagged reliably where the cell is quiet.
+
+def call(
+    change: float, interval: tuple[float, float], significant: bool, thr: float, triton_change: float | None = None
+) -> tuple[Verdict, str]:
+    """The verdict rule, shared by compare and recheck.
+
+    Regressed: significant, the interval reaches the threshold and the point
+    estimate is at least half of it, and the Triton time (when given) moved the
+    same way by half the threshold. Deciding at the interval rather than the
+    point estimate is what lets a true change of exactly the threshold be
+    flagged reliably where the cell is quiet.
     """
-    thr, change = comp.threshold, comp.change
-    low, high = comp.interval
-    significant = comp.q_value < settings.alpha
+    low, high = interval
     if significant and change > thr / 2 and high >= thr:
-        if comp.triton_change is None or comp.triton_change > thr / 2:
+        if triton_change is None or triton_change > thr / 2:
             return Verdict.REGRESSED, ""
-        return Verdict.NOISY, f"ratio {change:+.1%} but Triton time {comp.triton_change:+.1%}: the native side moved"
+        return Verdict.NOISY, f"ratio {change:+.1%} but Triton time {triton_change:+.1%}: the native side moved"
     if significant and change < -thr / 2 and low <= -thr:
-        if comp.triton_change is None or comp.triton_change < -thr / 2:
+        if triton_change is None or triton_change < -thr / 2:
             return Verdict.IMPROVED, ""
-        return Verdict.NOISY, f"ratio {change:+.1%} but Triton time {comp.triton_change:+.1%}: the native side moved"
+        return Verdict.NOISY, f"ratio {change:+.1%} but Triton time {triton_change:+.1%}: the native side moved"
     if -thr < low and high < thr:
         return Verdict.UNCHANGED, ""
     return Verdict.NOISY, f"interval {low:+.1%}..{high:+.1%} does not exclude a {thr:.0%} change"

@@ -68,7 +68,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.timing import measure
-    from ci.decision import Verdict
+    from ci.decision import Verdict, call
 
     base_k, head_k = load_tree(base_tree), load_tree(head_tree)
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -102,14 +102,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
         thr = settings.threshold_for(f"{suite} {cell.name}")
         entry.update(change=change, interval=list(interval), p_value=p, threshold=thr, rounds=rounds)
         entry["base_s"], entry["head_s"] = timing.median(0), timing.median(1)
-        if p < settings.alpha and change > thr / 2 and interval[1] >= thr:
-            entry["verdict"] = Verdict.REGRESSED.value
-        elif p < settings.alpha and change < -thr / 2 and interval[0] <= -thr:
-            entry["verdict"] = Verdict.IMPROVED.value
-        elif -thr < interval[0] and interval[1] < thr:
-            entry["verdict"] = Verdict.UNCHANGED.value
-        else:
-            entry["verdict"] = Verdict.NOISY.value
+        entry["verdict"] = call(change, interval, p < settings.alpha, thr)[0].value
         entry["note"] = f"rechecked side by side in one process ({rounds} paired rounds)"
     return out
 

@@ -10,6 +10,7 @@ Per-PR runs then read the library instead of autotuning.
 from __future__ import annotations
 
 import datetime
+import functools
 import sys
 import time
 from pathlib import Path
@@ -30,14 +31,14 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, spec, device: str) -> dic
     native = prep.native if prep.native_supported() is None else None
     for cfg in candidates:
         try:
-            out = _call(prep, cfg)
+            out = prep.triton(config=cfg)
             if key is None:
                 key = autotune.last().key.library_key()
             err = relative_error(out, ref)
             if not err <= TOLERANCE[cell.dtype]:
                 failed[str(cfg)] = f"wrong result: relative error {err:.3g}"
                 continue
-            fns = [lambda cfg=cfg: _call(prep, cfg)] + ([native] if native else [])
+            fns = [functools.partial(prep.triton, config=cfg)] + ([native] if native else [])
             timing = measure(*fns, rounds=rounds, warmup=1)
             tried[str(cfg)] = {
                 "config": cfg.as_dict(),
@@ -59,20 +60,6 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, spec, device: str) -> dic
         "tried": {name: round(t["time_ms"], 6) for name, t in sorted(tried.items(), key=lambda kv: kv[1]["time_ms"])},
         "failed": failed,
     }
-
-
-def _call(prep, cfg):
-    import kernels
-
-    c = prep.cell
-    if c.is_fp8:
-        return kernels.scaled_matmul(
-            prep.a, prep.b, prep.scale_a, prep.scale_b, bias=prep.bias, activation=c.activation,
-            out_dtype=prep.out_dtype, use_fast_accum=prep.precision == "fast_accum", out=prep.out, config=cfg,
-        )  # fmt: skip
-    return kernels.matmul(
-        prep.a, prep.b, bias=prep.bias, activation=c.activation, precision=prep.precision, out=prep.out, config=cfg
-    )
 
 
 def main(args) -> int:

@@ -97,14 +97,6 @@ def selections() -> list[Selection]:
     return list(_CACHE.values())
 
 
-def clear() -> None:
-    _CACHE.clear()
-
-
-def lookup(key: ProblemKey) -> Selection | None:
-    return _CACHE.get(key.cache_key())
-
-
 def last() -> Selection | None:
     """The selection used by the most recent launch (forced ones included)."""
     return _LAST[0] if _LAST else None
