@@ -192,16 +192,23 @@ def build_parser() -> argparse.ArgumentParser:
     tun = sub.add_parser(
         "tune",
         help="fill the tuned-config library: time every candidate per cell, keep the best (and the losers)",
-        description="detect the target -> candidates from its TargetSpec -> compile and benchmark each with the "
-        "suites' timing protocol -> pick the fastest correct one -> write targets/tuned/<target>-triton<ver>.json "
-        "with the configs that lost and those that failed. The launcher then uses it instead of autotuning.",
+        description="detect the target -> candidates from its TargetSpec (every kernel variant) -> compile them "
+        "in parallel and rank them with short runs -> time the best of each variant, interleaved with the native "
+        "library, with the suites' timing protocol -> pick the fastest correct one -> write "
+        "targets/tuned/<target>-triton<ver>.json with the configs that lost and those that failed. The launcher "
+        "then uses it instead of autotuning.",
     )
     tun.add_argument("--shapes", nargs="+", metavar="SET|MxNxK", help="shape sets of the matrix and/or literal shapes")
     tun.add_argument("--dtypes", nargs="+", metavar="DTYPE", help="only these dtypes")
     tun.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
-    tun.add_argument("--top-k", type=int, default=None, help="time only the first K candidates (default: all, <= 50)")
-    tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds per candidate (default 10)")
+    tun.add_argument("--top-k", type=int, default=None,
+                     help="rank only the first K candidates (default: all, <= 64)")  # fmt: skip
+    tun.add_argument("--finalists", type=int, default=2,
+                     help="candidates per kernel variant timed with the full protocol (default 2)")  # fmt: skip
+    tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
     tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
+    tun.add_argument("--resume", action="store_true",
+                     help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip
     tun.add_argument("--allow-interpreter", action="store_true",
                      help="run the pipeline in the interpreter (its timings are not performance)")  # fmt: skip
     tun.set_defaults(func=_lazy("ci.tune"))

@@ -16,8 +16,16 @@ import time
 from pathlib import Path
 
 
-def tune_cell(cell, *, rounds: int, top_k: int | None, spec, device: str) -> dict:
-    """Time every candidate of one cell; returns the library entry (or an 'error' entry)."""
+def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, device: str) -> dict:
+    """Rank the candidates of one cell, time the best of each variant; returns its library entry.
+
+    Coarse pass (GPU): the launcher's own search — candidates compiled in
+    parallel, each timed with short runs. Fine pass: the `finalists` fastest
+    of each kernel variant, checked against the float64 reference and timed
+    with the suites' protocol, interleaved with each other and the native
+    library. In the interpreter nothing is timed meaningfully: the first
+    `top_k` candidates all go to the fine pass (a pipeline check).
+    """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
@@ -26,38 +34,48 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, spec, device: str) -> dic
     prep = Prepared(cell, device)
     ref = prep.reference()
     candidates = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], cell.M, cell.N, cell.K)[:top_k]
-    tried, failed = {}, {}
-    key = None
-    native = prep.native if prep.native_supported() is None else None
-    for cfg in candidates:
+    coarse, failed = {}, {}
+    if spec.is_interpreter:
+        chosen = candidates
+    else:
+        with autotune.fresh_search(len(candidates)):
+            prep.triton()
+        search = autotune.last()
+        coarse, failed = dict(search.timings_ms), dict(search.failed)
+        by_variant: dict[str, list] = {}
+        for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
+            by_variant.setdefault(cfg.variant, []).append(cfg)
+        chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
+    correct, key = [], None
+    for cfg in chosen:
         try:
             out = prep.triton(config=cfg)
-            if key is None:
-                key = autotune.last().key.library_key()
-            err = relative_error(out, ref)
-            if not err <= TOLERANCE[cell.dtype]:
-                failed[str(cfg)] = f"wrong result: relative error {err:.3g}"
-                continue
-            fns = [functools.partial(prep.triton, config=cfg)] + ([native] if native else [])
-            timing = measure(*fns, rounds=rounds, warmup=1)
-            tried[str(cfg)] = {
-                "config": cfg.as_dict(),
-                "time_ms": timing.median(0) * 1e3,
-                "native_ms": timing.median(1) * 1e3 if native else None,
-            }
-        except Exception as exc:  # noqa: BLE001 - a config that fails to compile is a negative result
+        except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
             failed[str(cfg)] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-    if not tried:
+            continue
+        key = key or autotune.last().key.library_key()
+        err = relative_error(out, ref)
+        if err <= TOLERANCE[cell.dtype]:
+            correct.append(cfg)
+        else:
+            failed[str(cfg)] = f"wrong result: relative error {err:.3g}"
+    if not correct:
         return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
-    best = min(tried.values(), key=lambda t: t["time_ms"])
+    native = prep.native if prep.native_supported() is None else None
+    fns = [functools.partial(prep.triton, config=cfg) for cfg in correct] + ([native] if native else [])
+    timing = measure(*fns, rounds=rounds, warmup=1)
+    times = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(correct)}
+    best = min(times, key=times.get)
+    native_ms = timing.median(len(correct)) * 1e3 if native else None
     return {
         "key": key,
         "cell": cell.name,
-        "config": best["config"],
-        "time_ms": best["time_ms"],
-        "native_ms": best["native_ms"],
-        "speedup_over_native": best["native_ms"] / best["time_ms"] if best["native_ms"] else None,
-        "tried": {name: round(t["time_ms"], 6) for name, t in sorted(tried.items(), key=lambda kv: kv[1]["time_ms"])},
+        "config": best.as_dict(),
+        "time_ms": times[best],
+        "native_ms": native_ms,
+        "speedup_over_native": native_ms / times[best] if native_ms else None,
+        "tried": {str(c): round(t, 6) for c, t in sorted(times.items(), key=lambda kv: kv[1])},
+        "ranked_ms": coarse,  # the coarse pass's short-run times (do_bench medians), every candidate
         "failed": failed,
     }
 
@@ -66,6 +84,13 @@ def main(args) -> int:
     from benchmarks import matrix
     from ci.cli import use_interpreter_without_gpu
 
+    for name in ("top_k", "finalists", "rounds"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            print(
+                f"gemmwatch tune: --{name.replace('_', '-')} must be a positive integer, got {value}", file=sys.stderr
+            )
+            return 2
     interpreter = use_interpreter_without_gpu()
     if interpreter and not args.allow_interpreter:
         print(
@@ -87,23 +112,44 @@ def main(args) -> int:
     import triton
 
     from benchmarks.context import device_description, software_versions
-    from targets import GemmConfig, detect, library
+    from targets import GemmConfig, detect, library, shape_bucket
 
     spec = detect()
     device = "cuda" if torch.cuda.is_available() and not spec.is_interpreter else "cpu"
     directory = Path(args.dir) if args.dir else library.library_dir()
+    path = library.library_path(spec.name, triton.__version__, directory)
     lib = library.load(spec.name, triton.__version__, directory)
+    lib.meta = {
+        **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "rounds": args.rounds,
+        "interpreter": interpreter,
+    }
     cells = [c for c in selection.cells if not c.epilogue]  # epilogues share their GEMM's bucket
     start = time.perf_counter()
     failures = 0
+    tuned_buckets: dict[tuple, str] = {}
+    already = {entry.get("cell") for entry in lib.entries.values()} if args.resume else set()
     for i, cell in enumerate(cells, 1):
-        entry = tune_cell(cell, rounds=args.rounds, top_k=args.top_k, spec=spec, device=device)
+        bucket = (cell.dtype, shape_bucket(cell.M, cell.N, cell.K))
+        if cell.name in already:
+            tuned_buckets[bucket] = cell.name
+            print(f"[{i}/{len(cells)}] {cell.name}: in the library already (--resume), skipped", flush=True)
+            continue
+        if bucket in tuned_buckets:  # the library keeps one entry per bucket: the first cell's
+            print(f"[{i}/{len(cells)}] {cell.name}: same bucket as {tuned_buckets[bucket]}, skipped", flush=True)
+            continue
+        tuned_buckets[bucket] = cell.name
+        entry = tune_cell(
+            cell, rounds=args.rounds, top_k=args.top_k, finalists=args.finalists, spec=spec, device=device
+        )
         if "error" in entry or entry["key"] is None:
             failures += 1
             print(f"[{i}/{len(cells)}] {cell.name}: {entry.get('error')}", flush=True)
             continue
         key = entry.pop("key")
         lib.entries[key] = entry
+        lib.save(path)  # after every cell: an interrupted tune keeps what it measured
         speed = entry["speedup_over_native"]
         print(
             f"[{i}/{len(cells)}] {cell.name}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
@@ -111,13 +157,6 @@ def main(args) -> int:
             f" ({time.perf_counter() - start:.0f}s)",
             flush=True,
         )
-    lib.meta = {
-        **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "rounds": args.rounds,
-        "interpreter": interpreter,
-    }
-    path = library.library_path(spec.name, triton.__version__, directory)
     lib.save(path)
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
     return 1 if failures else 0

@@ -14,6 +14,7 @@ benchmark context.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -27,6 +28,8 @@ DEFAULT_TOP_K = 12  # candidates timed per shape bucket; ~1 s of compile each
 
 
 def top_k() -> int:
+    if _SEARCH:
+        return _SEARCH[0]
     raw = os.environ.get("GEMMWATCH_AUTOTUNE_TOP_K", str(DEFAULT_TOP_K))
     try:
         value = int(raw)
@@ -89,6 +92,23 @@ class Selection:
 
 
 _CACHE: dict[tuple, Selection] = {}
+_SEARCH: list[int] = []  # set inside fresh_search(): the number of candidates to time
+
+
+@contextlib.contextmanager
+def fresh_search(candidates: int):
+    """Within this block every launch times its first `candidates` candidates anew,
+    ignoring the process cache, the tuned library and stored choices (`gemmwatch tune`'s
+    coarse pass); `last()` then holds every timing and failure."""
+    if not isinstance(candidates, int) or candidates < 1:
+        raise ValueError(f"fresh_search: candidates must be a positive int, got {candidates!r}")
+    _SEARCH[:] = [candidates]
+    try:
+        yield
+    finally:
+        _SEARCH.clear()
+
+
 ENV_CACHE_FILE = "GEMMWATCH_AUTOTUNE_CACHE"
 _LAST: list[Selection] = []  # the selection of the most recent launch in this process
 
@@ -207,34 +227,46 @@ def run(
     *,
     forced: GemmConfig | None = None,
     precompile: Callable[[list[GemmConfig]], None] | None = None,
+    ineligible: Callable[[GemmConfig], str | None] = lambda cfg: None,
 ) -> Selection:
     """Launch the problem with the cached, forced or newly chosen config.
 
     `precompile(configs)`, if given, compiles candidates ahead of timing (in
     parallel, into Triton's cache); compile errors then surface in the timing loop.
+    `ineligible(config)` says why a config cannot run these operands (e.g. the
+    tma variant on unaligned ones) or None: such candidates are not tried, and
+    a remembered choice that cannot run falls back to its "tile" variant.
     """
     if forced is not None:
         if not isinstance(forced, GemmConfig):
             raise TypeError(f"config must be a targets.GemmConfig, got {type(forced).__name__}")
+        reason = ineligible(forced)
+        if reason:
+            raise ValueError(f"config {forced} cannot run this problem: {reason}")
         compiled = launch(forced)
         return _remember(Selection(key, detect().name, forced, "forced", kernel_hash=_kernel_hash(compiled)))
+    spec = detect()
+    if _SEARCH:
+        if spec.is_interpreter:
+            raise RuntimeError("fresh_search times candidates: the interpreter's timings are not performance")
+        candidates = [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
+        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
-        launch(cached.config)
+        launch(_runnable(cached.config, ineligible))
         return _remember(cached)
-    spec = detect()
     tuned = _tuned(key, spec.name)
     if tuned is not None:
         selection = Selection(key, spec.name, tuned, "tuned")
-        selection.kernel_hash = _kernel_hash(launch(tuned))
+        selection.kernel_hash = _kernel_hash(launch(_runnable(tuned, ineligible)))
         _CACHE[key.cache_key()] = selection
         return _remember(selection)
     stored = _load_stored(key, spec.name)
     if stored is not None:
-        stored.kernel_hash = _kernel_hash(launch(stored.config))
+        stored.kernel_hash = _kernel_hash(launch(_runnable(stored.config, ineligible)))
         _CACHE[key.cache_key()] = stored
         return _remember(stored)
-    candidates = candidate_configs(spec, key.dtype, key.M, key.N, key.K)
+    candidates = [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
     if spec.is_interpreter:
         selection = Selection(key, spec.name, candidates[0], "ranked")
         selection.kernel_hash = _kernel_hash(launch(selection.config))
@@ -243,6 +275,14 @@ def run(
         _store(selection)
     _CACHE[key.cache_key()] = selection
     return _remember(selection)
+
+
+def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]) -> GemmConfig:
+    """`config`, or its tile variant when these operands cannot take it (the bucket's
+    choice was made for aligned operands; this call's are not)."""
+    import dataclasses
+
+    return dataclasses.replace(config, variant="tile", split_k=1) if ineligible(config) else config
 
 
 def _time_candidates(key, target, candidates, launch, precompile) -> Selection:

@@ -34,6 +34,71 @@ _SCALE_NONE, _SCALE_TENSOR, _SCALE_VECTOR = 0, 1, 2
 
 
 @triton.jit
+def _tile_coords(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
+    """(pid_m, pid_n) of a linear tile index, in groups of GROUP_M tile rows.
+
+    Consecutive tiles then share B tiles (and A tiles within a group) in L2.
+    """
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = tile_id // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((tile_id % num_pid_in_group) % group_size_m)
+    pid_n = (tile_id % num_pid_in_group) // group_size_m
+    return pid_m, pid_n
+
+
+@triton.jit
+def _epilogue_store(
+    acc,
+    offs_m,
+    offs_n,
+    M,
+    N,
+    c_ptr,
+    stride_cm,
+    stride_cn,
+    bias_ptr,
+    stride_bias,
+    scale_a_ptr,
+    scale_b_ptr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    SCALE_A: tl.constexpr,
+    SCALE_B: tl.constexpr,
+):
+    """In fp32 registers: scales, bias, activation; then one rounding and a masked store."""
+    # Rows/columns past the edge read valid neighbours; the store masks them out.
+    safe_m = offs_m % M
+    safe_n = offs_n % N
+    if SCALE_A == 1:
+        acc = acc * tl.load(scale_a_ptr)
+    elif SCALE_A == 2:
+        acc = acc * tl.load(scale_a_ptr + safe_m)[:, None]
+    if SCALE_B == 1:
+        acc = acc * tl.load(scale_b_ptr)
+    elif SCALE_B == 2:
+        acc = acc * tl.load(scale_b_ptr + safe_n)[None, :]
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + safe_n * stride_bias).to(tl.float32)
+        acc = acc + bias[None, :]
+    if ACTIVATION == 1:  # relu
+        acc = tl.maximum(acc, 0.0)
+    elif ACTIVATION == 2:  # gelu, exact (erf), torch's default
+        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
+    elif ACTIVATION == 3:  # silu
+        acc = acc * tl.sigmoid(acc)
+    elif ACTIVATION == 4:  # gelu, tanh approximation: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
+        inner = 0.7978845608028654 * (acc + 0.044715 * acc * acc * acc)
+        acc = 0.5 * acc * (1.0 + (2.0 * tl.sigmoid(2.0 * inner) - 1.0))
+    c = acc.to(c_ptr.dtype.element_ty)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
 def _gemm_kernel(
     # pointers
     a_ptr,
@@ -59,6 +124,7 @@ def _gemm_kernel(
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
+    SPLIT_K: tl.constexpr,
     EVEN_K: tl.constexpr,
     HAS_BIAS: tl.constexpr,
     ACTIVATION: tl.constexpr,
@@ -69,31 +135,33 @@ def _gemm_kernel(
 ):
     """C[M, N] = act(sa * sb * (A[M, K] @ B[K, N]) + bias[N]), fp32 accumulation.
 
-    Programs are ordered in groups of GROUP_M rows of tiles so that consecutive
-    programs share B tiles (and A tiles within a group) in L2.
+    One program per output tile ("tile" variant). With SPLIT_K > 1 ("splitk"),
+    program (tile, s) sums only the s-th slice of the K loop and writes its
+    fp32 partial tile to `c_ptr`, a (SPLIT_K, M, N) workspace; the reduction
+    kernel adds the slices and applies the epilogue.
     """
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_M)
-    num_pid_n = tl.cdiv(N, BLOCK_N)
-    num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
+    pid_m, pid_n = _tile_coords(tl.program_id(axis=0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    if SPLIT_K == 1:
+        k_lo = 0
+        k_hi = k_tiles
+    else:
+        per_slice = tl.cdiv(k_tiles, SPLIT_K)
+        k_lo = tl.program_id(axis=1) * per_slice
+        k_hi = min(k_lo + per_slice, k_tiles)
 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     # Rows/columns past the edge wrap onto valid ones, so operand loads need
-    # no M/N mask; the store below masks them out.
+    # no M/N mask; the store masks them out.
     offs_am = offs_m % M
     offs_bn = offs_n % N
     offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
+    b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in range(k_lo, k_hi):
         if EVEN_K:
             a = tl.load(a_ptrs)
             b = tl.load(b_ptrs)
@@ -105,31 +173,108 @@ def _gemm_kernel(
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
 
-    # Epilogue, in fp32 registers: scales, bias, activation, one rounding.
-    if SCALE_A == 1:
-        acc = acc * tl.load(scale_a_ptr)
-    elif SCALE_A == 2:
-        acc = acc * tl.load(scale_a_ptr + offs_am)[:, None]
-    if SCALE_B == 1:
-        acc = acc * tl.load(scale_b_ptr)
-    elif SCALE_B == 2:
-        acc = acc * tl.load(scale_b_ptr + offs_bn)[None, :]
-    if HAS_BIAS:
-        bias = tl.load(bias_ptr + offs_bn * stride_bias).to(tl.float32)
-        acc = acc + bias[None, :]
-    if ACTIVATION == 1:  # relu
-        acc = tl.maximum(acc, 0.0)
-    elif ACTIVATION == 2:  # gelu, exact (erf), torch's default
-        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))
-    elif ACTIVATION == 3:  # silu
-        acc = acc * tl.sigmoid(acc)
-    elif ACTIVATION == 4:  # gelu, tanh approximation: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
-        inner = 0.7978845608028654 * (acc + 0.044715 * acc * acc * acc)
-        acc = 0.5 * acc * (1.0 + (2.0 * tl.sigmoid(2.0 * inner) - 1.0))
+    if SPLIT_K == 1:
+        _epilogue_store(
+            acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+            scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+        )  # fmt: skip
+    else:
+        ws_ptrs = c_ptr + tl.program_id(axis=1) * M * N + offs_m[:, None] * N + offs_n[None, :]
+        tl.store(ws_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
-    c = acc.to(c_ptr.dtype.element_ty)
-    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+@triton.jit
+def _splitk_reduce_kernel(
+    ws_ptr,
+    c_ptr,
+    bias_ptr,
+    scale_a_ptr,
+    scale_b_ptr,
+    M,
+    N,
+    stride_cm,
+    stride_cn,
+    stride_bias,
+    SPLIT_K: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    SCALE_A: tl.constexpr,
+    SCALE_B: tl.constexpr,
+):
+    """C = epilogue(sum over s of workspace[s]): the second pass of split-K, in a fixed order."""
+    offs_m = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(axis=1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    ws_ptrs = ws_ptr + offs_m[:, None] * N + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(SPLIT_K):  # always the same order: results are reproducible bit for bit
+        acc += tl.load(ws_ptrs, mask=mask, other=0.0)
+        ws_ptrs += M * N
+    _epilogue_store(
+        acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+        scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+    )  # fmt: skip
+
+
+@triton.jit
+def _gemm_tma_kernel(
+    a_desc,
+    b_desc,
+    c_ptr,
+    bias_ptr,
+    scale_a_ptr,
+    scale_b_ptr,
+    M,
+    N,
+    K,
+    stride_cm,
+    stride_cn,
+    stride_bias,
+    num_programs,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    A_T: tl.constexpr,
+    B_T: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    SCALE_A: tl.constexpr,
+    SCALE_B: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+):
+    """The "tma" variant: persistent programs (one per SM) loop over output tiles;
+    operand tiles arrive by tensor-memory-accelerator copies from descriptors,
+    which zero-fill past the edges (no masks, any K).
+
+    A_T / B_T: the descriptor covers the operand's transpose (A column-major:
+    (K, M) tiles; B column-major: (N, K) tiles, the K-major layout fp8 wants).
+    """
+    num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    for tile_id in tl.range(tl.program_id(axis=0), num_tiles, num_programs, flatten=True):
+        pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            off_k = ki * BLOCK_K
+            if A_T:
+                a = a_desc.load([off_k, off_m]).T
+            else:
+                a = a_desc.load([off_m, off_k])
+            if B_T:
+                b = b_desc.load([off_n, off_k]).T
+            else:
+                b = b_desc.load([off_k, off_n])
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+        _epilogue_store(
+            acc, off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N), M, N, c_ptr, stride_cm, stride_cn,
+            bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+        )  # fmt: skip
 
 
 def matmul(
@@ -211,26 +356,17 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     else:
         scale_a, scale_b = scales
         mode_a, mode_b = (_SCALE_TENSOR, _SCALE_TENSOR) if scale_modes == "tensorwise" else (_SCALE_VECTOR,) * 2
-
     fp8_precise = scales is not None and input_precision != "fast_accum"
-    args = (
-        a, b, c, bias_arg, scale_a, scale_b,
-        M, N, K,
-        a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1),
-        bias.stride(0) if has_bias else 0,
-    )  # fmt: skip
+    epilogue = dict(HAS_BIAS=has_bias, ACTIVATION=_ACT_CODES[activation], SCALE_A=mode_a, SCALE_B=mode_b)
+    epilogue_args = (bias_arg, scale_a, scale_b)
+    bias_stride = bias.stride(0) if has_bias else 0
 
-    def meta(cfg: GemmConfig) -> dict:
+    def mainloop(cfg: GemmConfig) -> dict:
         return dict(
             BLOCK_M=cfg.block_m,
             BLOCK_N=cfg.block_n,
             BLOCK_K=cfg.block_k,
             GROUP_M=cfg.group_m,
-            EVEN_K=K % cfg.block_k == 0,
-            HAS_BIAS=has_bias,
-            ACTIVATION=_ACT_CODES[activation],
-            SCALE_A=mode_a,
-            SCALE_B=mode_b,
             INPUT_PRECISION=input_precision if input_precision in ("ieee", "tf32") else None,
             # fp8 on Hopper: None = Triton's default (accumulate the whole K loop
             # in the tensor cores' reduced-precision adder). Otherwise promote to
@@ -241,26 +377,135 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             num_stages=cfg.num_stages,
         )
 
+    def pointer_args(cfg: GemmConfig, target: torch.Tensor) -> tuple:
+        """The tile/splitk kernel's arguments; `target` is C, or the split-K workspace."""
+        c_strides = (c.stride(0), c.stride(1)) if cfg.split_k == 1 else (N, 1)
+        return (
+            a, b, target, *epilogue_args,
+            M, N, K,
+            a.stride(0), a.stride(1), b.stride(0), b.stride(1), *c_strides, bias_stride,
+        )  # fmt: skip
+
+    def pointer_meta(cfg: GemmConfig) -> dict:
+        return dict(mainloop(cfg), SPLIT_K=cfg.split_k, EVEN_K=K % cfg.block_k == 0, **epilogue)
+
     def launch(cfg: GemmConfig):
-        grid = (triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n),)
-        return _gemm_kernel[grid](*args, **meta(cfg))
+        tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+        if cfg.variant == "tma":
+            a_desc, a_t = _descriptor(a, cfg.block_m, cfg.block_k, k_dim=1)
+            b_desc, b_t = _descriptor(b, cfg.block_n, cfg.block_k, k_dim=0)
+            programs = min(tiles, _sm_count(a.device))
+            return _gemm_tma_kernel[(programs,)](
+                a_desc, b_desc, c, *epilogue_args, M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
+                A_T=a_t, B_T=b_t, **mainloop(cfg), **epilogue,
+            )  # fmt: skip
+        if cfg.split_k == 1:
+            return _gemm_kernel[(tiles,)](*pointer_args(cfg, c), **pointer_meta(cfg))
+        workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
+        compiled = _gemm_kernel[(tiles, cfg.split_k)](*pointer_args(cfg, workspace), **pointer_meta(cfg))
+        grid = (triton.cdiv(M, _REDUCE_BLOCK[0]), triton.cdiv(N, _REDUCE_BLOCK[1]))
+        _splitk_reduce_kernel[grid](
+            workspace, c, *epilogue_args, M, N, c.stride(0), c.stride(1), bias_stride,
+            SPLIT_K=cfg.split_k, BLOCK_M=_REDUCE_BLOCK[0], BLOCK_N=_REDUCE_BLOCK[1], **epilogue,
+        )  # fmt: skip
+        return compiled
+
+    def ineligible(cfg: GemmConfig) -> str | None:
+        if cfg.variant != "tma":
+            return None
+        reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
+        return "; ".join(reasons) or None
 
     def precompile(cfgs: list[GemmConfig]) -> None:
-        # Tensors travel as their dtypes: compiling needs only types, alignment and the integers.
-        arg_types = tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args)
-        aligned = all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor))
-        if aligned:  # otherwise a compile for 16-byte-aligned pointers would not be the one launched
-            autotune.compile_in_parallel(_warmup_in_worker, [(arg_types, meta(cfg)) for cfg in cfgs])
+        # Tensors travel as their dtypes: compiling needs only types, alignment and the integers;
+        # descriptors as (dtype, block shape), rebuilt in the worker on a scratch tensor (the
+        # compiled kernel depends on those only: shapes and strides are launch-time values).
+        jobs = []
+        for cfg in cfgs:
+            if cfg.variant == "tma":
+                a_t, b_t = a.stride(1) != 1, b.stride(1) != 1
+                a_block = [cfg.block_k, cfg.block_m] if a_t else [cfg.block_m, cfg.block_k]
+                b_block = [cfg.block_n, cfg.block_k] if b_t else [cfg.block_k, cfg.block_n]
+                args = (
+                    ("descriptor", a.dtype, a_block), ("descriptor", b.dtype, b_block), c.dtype,
+                    *(x.dtype for x in epilogue_args), M, N, K, c.stride(0), c.stride(1), bias_stride,
+                    min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device)),
+                )  # fmt: skip
+                jobs.append(("tma", args, dict(A_T=a_t, B_T=b_t, **mainloop(cfg), **epilogue)))
+                continue
+            args = pointer_args(cfg, c)
+            if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
+                # (otherwise a compile for 16-byte-aligned pointers would not be the one launched)
+                types = [x.dtype if isinstance(x, torch.Tensor) else x for x in args]
+                types[2] = c.dtype if cfg.split_k == 1 else torch.float32  # C, or the fp32 workspace
+                jobs.append(("pointer", tuple(types), pointer_meta(cfg)))
+        autotune.compile_in_parallel(_warmup_in_worker, jobs)
 
     layout = ("row" if a.stride(1) == 1 else "col") + ("row" if b.stride(1) == 1 else "col")
     key = autotune.ProblemKey(
         op=op, dtype=dtype, precision=input_precision or "", layout=layout, M=M, N=N, K=K,
         device=str(a.device),
     )  # fmt: skip
-    autotune.run(key, launch, forced=config, precompile=precompile)
+    autotune.run(key, launch, forced=config, precompile=precompile, ineligible=ineligible)
     return c
 
 
-def _warmup_in_worker(arg_types: tuple, meta: dict) -> None:
+# Tile of the split-K reduction pass: 64 x 64 fp32 partial sums per program.
+_REDUCE_BLOCK = (64, 64)
+
+
+def _sm_count(device: torch.device) -> int:
+    """Programs of the persistent kernel: one per SM (per CU) of the device."""
+    if device.type != "cuda":
+        return 1
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def _tma_problem(t: torch.Tensor, name: str) -> str | None:
+    """Why `t` cannot be read through a tensor descriptor (None if it can).
+
+    TMA needs one contiguous dimension, a 16-byte-aligned base and 16-byte
+    multiples for the other dimension's stride.
+    """
+    if t.stride(1) == 1:
+        leading = t.stride(0)
+    elif t.stride(0) == 1:
+        leading = t.stride(1)
+    else:
+        return f"{name} has no contiguous dimension (strides {tuple(t.stride())})"
+    if t.data_ptr() % 16:
+        return f"{name}'s data is not 16-byte aligned"
+    if (leading * t.element_size()) % 16:
+        return f"{name}'s leading stride {leading} is not a multiple of 16 bytes"
+    return None
+
+
+def _descriptor(t: torch.Tensor, block_mn: int, block_k: int, *, k_dim: int):
+    """A tensor descriptor over `t` or its transpose, whichever is row-major; and whether transposed.
+
+    `k_dim` is the dimension of `t` that is K (1 for A, 0 for B); the tile is
+    block_mn x block_k in (M|N, K) terms.
+    """
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    if t.stride(1) == 1:  # the same test as _tma_problem's
+        block = [block_mn, block_k] if k_dim == 1 else [block_k, block_mn]
+        return TensorDescriptor.from_tensor(t, block), False
+    block = [block_k, block_mn] if k_dim == 1 else [block_mn, block_k]
+    return TensorDescriptor.from_tensor(t.T, block), True
+
+
+def _warmup_in_worker(kernel: str, arg_types: tuple, meta: dict) -> None:
     """Compile (not launch) one config into Triton's on-disk cache, in a worker process."""
-    _gemm_kernel.warmup(*arg_types, grid=(1,), **meta)
+    if kernel == "pointer":
+        _gemm_kernel.warmup(*arg_types, grid=(1,), **meta)
+        return
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    args = [
+        TensorDescriptor.from_tensor(torch.empty(x[2], dtype=x[1], device="cuda"), x[2])
+        if isinstance(x, tuple) and x and x[0] == "descriptor"
+        else x
+        for x in arg_types
+    ]
+    _gemm_tma_kernel.warmup(*args, grid=(1,), **meta)

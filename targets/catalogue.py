@@ -35,6 +35,7 @@ H100_SXM = TargetSpec(
     # datasheet (H100 SXM), dense: FP32 67, TF32 494.7, FP16/BF16 989.4, FP8 1978.9
     peak_tflops=PeakRates(fp32=67.0, tf32=494.7, fp16=989.4, bf16=989.4, fp8=1978.9),
     mem_bandwidth_gbs=3350.0,  # datasheet: 3.35 TB/s HBM3
+    tma=True,  # Hopper tuning guide: TMA is new in compute capability 9.0
     description="NVIDIA H100 SXM5 80GB (Hopper)",
     **_NV_COMMON,
 )
@@ -84,6 +85,7 @@ B200 = TargetSpec(
     # datasheet (HGX B200, per GPU), dense: FP32 75, TF32 1100, FP16/BF16 2250, FP8 4500
     peak_tflops=PeakRates(fp32=75.0, tf32=1100.0, fp16=2250.0, bf16=2250.0, fp8=4500.0),
     mem_bandwidth_gbs=8000.0,  # datasheet: 8 TB/s HBM3e
+    tma=True,  # compute capability 10.0 keeps Hopper's TMA
     description="NVIDIA B200 (Blackwell)",
     **_NV_COMMON,
 )

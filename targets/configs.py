@@ -10,19 +10,27 @@ Rules (the first seed's, made concrete):
   (at most half of a thread's registers, the rest for addresses and operands).
 - Small-M (decode) shapes get small BLOCK_M instead of wasting a 128-row tile.
 - Blocks are not larger than the (power-of-two rounded) problem.
+- Kernel variants: "tile" (one program per output tile, pointer loads) always;
+  "tma" (persistent, one program per SM looping over tiles, operands through
+  tensor descriptors) on chips with a TMA and tiles of >= 64 rows; "splitk"
+  (K cut into `split_k` slices reduced in a second pass) when one wave of
+  tiles leaves SMs idle and K is long enough to cut.
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import asdict, dataclass
 
 from targets.spec import TargetSpec
 
-MAX_CONFIGS = 50
+MAX_CONFIGS = 64
+VARIANTS = ("tile", "tma", "splitk")
+SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 WARPS = (4, 8)
 GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
@@ -41,6 +49,8 @@ class GemmConfig:
     num_warps: int
     num_stages: int
     group_m: int = GROUP_M
+    variant: str = "tile"
+    split_k: int = 1
 
     def __post_init__(self) -> None:
         for name in ("block_m", "block_n", "block_k"):
@@ -53,6 +63,13 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.num_stages must be an int in 1..8, got {self.num_stages!r}")
         if not isinstance(self.group_m, int) or self.group_m < 1:
             raise ValueError(f"GemmConfig.group_m must be a positive int, got {self.group_m!r}")
+        if self.variant not in VARIANTS:
+            raise ValueError(f"GemmConfig.variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
+        if self.variant == "splitk":
+            if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) or not 2 <= self.split_k <= 64:
+                raise ValueError(f"GemmConfig.split_k must be an int in 2..64 for variant splitk, got {self.split_k!r}")
+        elif self.split_k != 1:
+            raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
 
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
@@ -62,9 +79,14 @@ class GemmConfig:
         return asdict(self)
 
     def __str__(self) -> str:
-        return (
+        base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
+        if self.variant == "tma":
+            return f"{base}-tma"
+        if self.variant == "splitk":
+            return f"{base}-sk{self.split_k}"
+        return base
 
 
 def _next_pow2(n: int) -> int:
@@ -135,8 +157,29 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
+    configs += _variants(spec, configs, M, N, K)
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
+
+
+def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int) -> list[GemmConfig]:
+    """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
+    out = []
+    for cfg in tiles:
+        if spec.tma and cfg.block_m >= 64:
+            out.append(dataclasses.replace(cfg, variant="tma"))
+        programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
+        k_iters = math.ceil(K / cfg.block_k)
+        if programs >= spec.sm_count:
+            continue  # a full wave already: splitting K only adds the reduction
+        # The smallest split that fills the chip, and twice that; each slice keeps
+        # >= 2 K iterations (one would leave the software pipeline nothing to overlap).
+        fill = [s for s in SPLITS if programs * s >= spec.sm_count] or [SPLITS[-1]]
+        for s in dict.fromkeys([fill[0], *(x for x in SPLITS if x == 2 * fill[0])]):
+            slice_iters = math.ceil(k_iters / s)
+            if slice_iters >= 2 and cfg.num_stages <= slice_iters:
+                out.append(dataclasses.replace(cfg, variant="splitk", split_k=s))
+    return out
 
 
 def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
@@ -145,9 +188,9 @@ def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
     A timed search over the first few configs then tries several tile shapes
     instead of one tile with every BLOCK_K and stage count.
     """
-    groups: dict[tuple[int, int, int], list[GemmConfig]] = {}
+    groups: dict[tuple, list[GemmConfig]] = {}
     for cfg in ranked:
-        groups.setdefault((cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
+        groups.setdefault((cfg.variant, cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
     out: list[GemmConfig] = []
     queues = list(groups.values())
     depth = 0
@@ -167,9 +210,14 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     tiles) x (operand reuse of the tile, saturating like a roofline).
     """
     tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.block_n)
-    waves = tiles_m * tiles_n / spec.sm_count
+    waves = tiles_m * tiles_n * cfg.split_k / spec.sm_count
     wave_eff = waves / math.ceil(waves)
     useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
+    if cfg.split_k > 1:
+        # The fp32 partial sums are written and read back once each: charge
+        # that traffic against the operands' own.
+        operand_bytes = (M * K + K * N) * nbytes
+        useful *= operand_bytes / (operand_bytes + 8 * cfg.split_k * M * N)
     # FLOPs per operand element loaded; ~32 is where a tile stops being
     # limited by shared-memory bandwidth on current tensor-core parts.
     intensity = (cfg.block_m * cfg.block_n) / (cfg.block_m + cfg.block_n)
@@ -178,8 +226,9 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
         round(wave_eff * useful * reuse_eff, 2),
+        cfg.variant == "tma",  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency
-        cfg.block_k * nbytes >= 64,  # K steps of >= 64 bytes keep loads wide
+        cfg.block_k * nbytes >= 128,  # K steps of >= 128 bytes: wide loads, fewer loop iterations
         cfg.num_stages,
         -cfg.num_warps,
     )

@@ -86,6 +86,7 @@ def spec_from_properties(props: Any, *, is_rocm: bool = False) -> TargetSpec:
         max_registers_per_thread=512 if is_rocm else 255,
         peak_tflops=PeakRates(fp32=None, tf32=None, fp16=None, bf16=None, fp8=None),
         mem_bandwidth_gbs=None,
+        tma=not is_rocm and major >= 9,  # TMA: NVIDIA compute capability 9.0 and later
         description=f"{name} (not in the catalogue: built from device properties)",
     )
     defaults = dict(

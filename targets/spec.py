@@ -64,6 +64,9 @@ class TargetSpec:
     # The matrix unit's tile for 16-bit inputs (M, N, K). Block sizes are kept
     # multiples of it; K doubles for 8-bit inputs (same bytes per step).
     mma_tile: tuple[int, int, int] = (16, 16, 16)
+    # Tensor memory accelerator: bulk asynchronous tile copies through tensor
+    # descriptors (NVIDIA sm_90 and later). Enables the persistent TMA kernel.
+    tma: bool = False
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -96,6 +99,8 @@ class TargetSpec:
             raise TypeError(f"TargetSpec {self.name}: peak_tflops must be a PeakRates, got {type(self.peak_tflops)}")
         if self.mem_bandwidth_gbs is not None and self.mem_bandwidth_gbs <= 0:
             raise ValueError(f"TargetSpec {self.name}: mem_bandwidth_gbs must be positive or None")
+        if not isinstance(self.tma, bool):
+            raise TypeError(f"TargetSpec {self.name}: tma must be a bool, got {self.tma!r}")
         if len(self.mma_tile) != 3 or any(not isinstance(t, int) or t <= 0 or t % 8 for t in self.mma_tile):
             raise ValueError(
                 f"TargetSpec {self.name}: mma_tile must be three positive multiples of 8, got {self.mma_tile!r}"

@@ -115,3 +115,37 @@ def test_autotune_timed_and_recorded(gen):
     assert sel.kernel_hash, "the compiled kernel's hash identifies the binary in results"
     assert sel.timings_ms and str(sel.config) in sel.timings_ms
     assert sel.timings_ms[str(sel.config)] == min(sel.timings_ms.values())
+
+
+VARIANT_CELLS = [
+    ("fp16", 4096, 4096, 4096),
+    ("bf16", 16, 4096, 4096),
+    ("fp16", 1, 4096, 14336),
+    ("bf16", 128, 4096, 14336),
+    ("fp16", 3000, 5000, 1000),
+    ("fp8_e4m3", 4096, 4096, 4096),
+    ("fp8_e4m3", 16, 4096, 4096),
+    ("fp8_e4m3-fastacc", 128, 4096, 14336),
+    ("fp32-tf32", 1000, 1000, 1008),
+]
+
+
+@pytest.mark.parametrize("cell", VARIANT_CELLS, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
+def test_the_best_ranked_config_of_every_variant_is_correct(cell):
+    from benchmarks.cells import Cell, Prepared
+    from kernels import DTYPE_NAMES
+    from targets import candidate_configs, detect
+
+    dtype, M, N, K = cell
+    prep = Prepared(Cell(dtype, M, N, K), "cuda")
+    ref = prep.reference()
+    firsts = {}
+    for cfg in candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K):
+        firsts.setdefault(cfg.variant, cfg)
+    if detect().tma:
+        assert "tma" in firsts, "Hopper and later get the persistent TMA kernel"
+    for cfg in firsts.values():
+        prep.out.fill_(float("nan"))
+        out = prep.triton(config=cfg)
+        torch.cuda.synchronize()
+        assert relative_error(out, ref) <= TOLERANCE[dtype], cfg

@@ -188,3 +188,85 @@ def test_selection_is_recorded(device, rng):
     assert recorded, "the chosen config must be reported"
     assert recorded[0]["layout"] == "rowrow" and recorded[0]["dtype"] == "fp16"
     assert recorded[0]["method"] in ("timed", "ranked")
+
+
+# One config of each kernel variant, small enough for the interpreter.
+VARIANT_CONFIGS = [
+    GemmConfig(32, 32, 32, 4, 2),
+    GemmConfig(16, 32, 16, 4, 2, variant="splitk", split_k=3),  # K slices of unequal length (K=72: 2+2+1 steps)
+    GemmConfig(64, 32, 32, 4, 2, variant="tma"),  # tiles larger than M: descriptor loads zero-fill
+]
+
+
+@pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
+@pytest.mark.parametrize("a_layout", ["row", "col"])
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+@pytest.mark.parametrize("dtype_name", ["fp16", "fp32-ieee"])
+def test_every_variant_any_layout(config, a_layout, b_layout, dtype_name, device, rng):
+    dtype, precision = FLOAT_DTYPES[dtype_name]
+    M, N, K = 40, 48, 72  # 16-byte-aligned rows (tma) but not multiples of the blocks
+    a = _layout(_randn((M, K), rng, dtype, device), a_layout)
+    b = _layout(_randn((K, N), rng, dtype, device), b_layout)
+    out = _poisoned(M, N, dtype, device)
+    kernels.matmul(a, b, precision=precision, out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
+    assert kernels.autotune.last().config == config
+
+
+@pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
+@pytest.mark.parametrize("activation", ["gelu", "silu"])
+def test_every_variant_fuses_the_epilogue(config, activation, device, rng):
+    M, N, K = 33, 64, 96
+    a, b = _randn((M, K), rng, torch.bfloat16, device), _randn((K, N), rng, torch.bfloat16, device)
+    bias = _randn((N,), rng, torch.bfloat16, device)
+    out = _poisoned(M, N, torch.bfloat16, device)
+    kernels.matmul(a, b, bias=bias, activation=activation, out=out, config=config)
+    ref = reference_gemm(a, b, bias=bias, activation=activation)
+    assert relative_error(out, ref) <= TOLERANCE["bf16"]
+
+
+@pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
+def test_every_variant_scaled_fp8(config, scaling, device, rng):
+    M, N, K = 40, 48, 96
+    a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
+    if scaling == "tensorwise":
+        sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
+    else:
+        sa = (torch.rand(M, 1, generator=rng) + 0.5).to(device)
+        sb = (torch.rand(1, N, generator=rng) + 0.5).to(device)
+    out = _poisoned(M, N, torch.bfloat16, device)
+    kernels.scaled_matmul(a, b, sa, sb, out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
+
+
+def test_split_k_is_deterministic(device, rng):
+    # The slices are summed in a fixed order by a second pass (no atomics): same bits every call.
+    a, b = _randn((24, 1000), rng, torch.float16, device), _randn((1000, 40), rng, torch.float16, device)
+    config = GemmConfig(16, 32, 32, 4, 2, variant="splitk", split_k=8)
+    first = kernels.matmul(a, b, config=config).clone()
+    assert torch.equal(kernels.matmul(a, b, config=config), first)
+    assert relative_error(first, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def test_tma_variant_refuses_unaligned_operands_by_name(device, rng):
+    a, b = _randn((40, 70), rng, torch.float16, device), _randn((70, 45), rng, torch.float16, device)
+    with pytest.raises(ValueError, match=r"tma cannot run this problem: A's leading stride 70 .*16 bytes"):
+        kernels.matmul(a, b, config=GemmConfig(64, 32, 32, 4, 2, variant="tma"))
+
+
+def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(device, rng, monkeypatch):
+    from kernels import autotune
+
+    aligned = _randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
+    kernels.matmul(*aligned)  # the bucket's choice is made (and cached) on aligned operands
+    chosen = GemmConfig(64, 32, 32, 4, 2, variant="tma")
+    cached = autotune._CACHE[autotune.last().key.cache_key()]
+    monkeypatch.setattr(cached, "config", chosen)
+    launched = []
+    real = autotune._runnable
+    monkeypatch.setattr(autotune, "_runnable", lambda cfg, why: launched.append(real(cfg, why)) or launched[-1])
+    a, b = _randn((40, 63), rng, torch.float16, device), _randn((63, 48), rng, torch.float16, device)
+    out = kernels.matmul(a, b)  # the same bucket, but 63-element rows cannot be a descriptor
+    assert launched == [GemmConfig(64, 32, 32, 4, 2)]
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]

@@ -105,6 +105,39 @@ def test_gemm_config_validates_itself():
     with pytest.raises(ValueError, match="num_warps"):
         GemmConfig(64, 64, 32, 3, 2)
     assert str(GemmConfig(128, 256, 64, 8, 3)) == "BM128-BN256-BK64-w8-s3-g8"
+    assert str(GemmConfig(128, 256, 64, 8, 3, variant="tma")) == "BM128-BN256-BK64-w8-s3-g8-tma"
+    assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sk8"
+    with pytest.raises(ValueError, match="variant must be one of tile, tma, splitk, got 'streamk'"):
+        GemmConfig(64, 64, 32, 4, 2, variant="streamk")
+    with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
+        GemmConfig(64, 64, 32, 4, 2, variant="splitk")
+    with pytest.raises(ValueError, match="split_k must be 1 for variant 'tma', got 4"):
+        GemmConfig(64, 64, 32, 4, 2, variant="tma", split_k=4)
+
+
+def test_tma_variant_only_on_chips_with_a_tma():
+    for name, spec in CATALOGUE.items():
+        variants = {c.variant for c in candidate_configs(spec, "fp16", 4096, 4096, 4096)}
+        assert ("tma" in variants) == spec.tma, name
+    assert get("h200").tma and get("b200").tma and not get("a100-80gb").tma and not get("mi300x").tma
+
+
+def test_split_k_only_where_one_wave_leaves_sms_idle():
+    h200 = get("h200")
+    # 4096^3: 128x128 tiles already fill 132 SMs many times over.
+    assert not [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096) if c.variant == "splitk"]
+    # Decode and small-M long-K shapes: few output tiles, long K.
+    for shape in ((16, 4096, 4096), (1, 4096, 14336), (128, 4096, 14336)):
+        split = [c for c in candidate_configs(h200, "fp16", *shape) if c.variant == "splitk"]
+        assert split, shape
+        for c in split:
+            tiles = math.ceil(shape[0] / c.block_m) * math.ceil(shape[1] / c.block_n)
+            assert tiles < h200.sm_count <= tiles * c.split_k * 2  # fills the chip, and not far beyond
+            assert math.ceil(math.ceil(shape[2] / c.block_k) / c.split_k) >= max(2, c.num_stages)
+    # Split-K is among the first candidates a timed search tries there.
+    assert any(c.variant == "splitk" for c in candidate_configs(h200, "fp16", 16, 4096, 4096)[:4])
+    # Too short a K to cut: no slices of a single step.
+    assert not [c for c in candidate_configs(h200, "fp16", 16, 4096, 64) if c.variant == "splitk"]
 
 
 def _spec_kwargs(**changes):
@@ -128,6 +161,8 @@ def _spec_kwargs(**changes):
 def test_target_spec_validates_itself(changes, message):
     with pytest.raises(ValueError, match=message):
         TargetSpec(**_spec_kwargs(**changes))
+    with pytest.raises(TypeError, match="tma must be a bool, got 'yes'"):
+        TargetSpec(**_spec_kwargs(tma="yes"))
 
 
 def test_peak_rates_validate():
@@ -193,4 +228,5 @@ def test_unknown_gpu_gets_a_spec_from_its_properties_with_a_warning():
         spec = spec_from_properties(props)
     assert spec.arch == "sm_120" and spec.sm_count == 170 and spec.smem_per_block_bytes == 101376
     assert spec.peak_tflops.get("fp16") is None
+    assert spec.tma, "compute capability 9.0 and later have a TMA"
     assert candidate_configs(spec, "fp16", 4096, 4096, 4096), "an unknown chip still gets a config space"

@@ -75,6 +75,22 @@ def test_a_mislabelled_library_is_an_error(tmp_path):
         library.load("h200", "3.6.0", tmp_path)
 
 
+def test_resume_skips_what_the_library_has(tuned):
+    path = tuned / f"cpu-interpreter-triton{triton.__version__}.json"
+    before = path.read_text()
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--top-k", "2",
+               "--rounds", "1", "--dir", str(tuned), "--resume")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fp16 64x64x64: in the library already (--resume), skipped" in proc.stdout
+    assert json.loads(path.read_text())["entries"] == json.loads(before)["entries"]
+
+
+@pytest.mark.parametrize("option", ["--top-k", "--finalists", "--rounds"])
+def test_tune_rejects_non_positive_counts(option):
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", option, "0")
+    assert proc.returncode == 2 and f"{option} must be a positive integer, got 0" in proc.stderr
+
+
 def test_tune_refuses_the_interpreter_unless_asked():
     proc = cli("tune", "--shapes", "64x64x64")
     assert proc.returncode == 2 and "interpreter's are not performance" in proc.stderr
