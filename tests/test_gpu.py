@@ -142,8 +142,8 @@ def test_the_best_ranked_config_of_every_variant_is_correct(cell):
     firsts = {}
     for cfg in candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K):
         firsts.setdefault(cfg.variant, cfg)
-    if detect().tma:
-        assert "tma" in firsts, "Hopper and later get the persistent TMA kernel"
+    if detect().tma and M > 64:
+        assert "tma" in firsts, "Hopper and later get the persistent TMA kernel (tiles of >= 64 rows)"
     for cfg in firsts.values():
         prep.out.fill_(float("nan"))
         out = prep.triton(config=cfg)
