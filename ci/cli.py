@@ -114,6 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     noise.add_argument("--target", type=float, default=0.005, help="CV goal as a fraction (default 0.005)")
     noise.set_defaults(func=_lazy("ci.noise"))
 
+    tab = sub.add_parser(
+        "table",
+        help="per-cell speed table: native and Triton TFLOP/s, speedup, before vs after (markdown)",
+        description="Reads asv result files written by `gemmwatch run`; geomean speedup per dtype at the end.",
+    )
+    tab.add_argument("--after", required=True, metavar="RESULT.json", help="the run to report")
+    tab.add_argument("--before", metavar="RESULT.json", help="an earlier run to set beside it")
+    tab.set_defaults(func=_lazy("ci.table"))
+
     cmp_ = sub.add_parser(
         "compare",
         help="verdict per cell, base vs head: exit 0 no regression, 1 regression or failure, 2 bad input",

@@ -1,0 +1,95 @@
+"""`gemmwatch table`: the per-cell speed table (Triton vs native, before vs after) from asv result files.
+
+For every cell of the `after` run: Triton and native TFLOP/s and the speedup
+over native (native time / Triton time, from the per-round ratios); with a
+`before` run, its Triton TFLOP/s and speedup beside them. Ends with, per dtype
+and for the goal dtypes together, the geometric mean speedup and the number of
+cells at >= 1.00x. Markdown, for docs/BENCHMARKS.md and PR descriptions.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+
+from ci.asv_results import ResultsError, load
+
+GOAL_DTYPES = ("fp16", "bf16", "fp8_e4m3")  # the cells the >= 1.00x goal is about; fp32 is reported
+
+
+def _cells(path) -> dict[str, dict]:
+    """{cell: {"triton_s", "native_s", "speedup"}} for the measured cells of one result file."""
+    result = load(path)
+    triton, native, ratio = (result.metric(m) for m in ("track_triton_time", "track_native_time", "track_ratio"))
+    out = {}
+    for cell, entry in triton.items():
+        if entry.failed or entry.skipped:
+            continue
+        row = {"triton_s": entry.value, "native_s": None, "speedup": None}
+        if cell in native and not (native[cell].failed or native[cell].skipped):
+            row["native_s"] = native[cell].value
+        if cell in ratio and not (ratio[cell].failed or ratio[cell].skipped) and ratio[cell].value > 0:
+            row["speedup"] = 1.0 / ratio[cell].value
+        out[cell] = row
+    return out
+
+
+def _tflops(cell: str, seconds: float | None) -> float | None:
+    from benchmarks.matrix import parse_cell
+
+    if not seconds:
+        return None
+    _, c = parse_cell(cell)
+    return 2.0 * c.M * c.N * c.K / seconds / 1e12
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(statistics.fmean(math.log(v) for v in values)) if values else None
+
+
+def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str:
+    def num(value, fmt):
+        return format(value, fmt) if value is not None else "n/a"
+
+    head = ["cell", "native TFLOP/s", "Triton TFLOP/s", "speedup"]
+    if before is not None:
+        head = ["cell", "native TFLOP/s", "before TFLOP/s", "before speedup", "after TFLOP/s", "after speedup"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for cell in sorted(after, key=lambda c: (c.split()[0], c)):
+        row = after[cell]
+        speed = num(row["speedup"], ".3f") + ("x" if row["speedup"] else "")
+        cols = [cell, num(_tflops(cell, row["native_s"]), ".1f")]
+        if before is not None:
+            prior = before.get(cell)
+            cols += [
+                num(_tflops(cell, prior["triton_s"]) if prior else None, ".1f"),
+                num(prior["speedup"] if prior else None, ".3f"),
+            ]
+        cols += [num(_tflops(cell, row["triton_s"]), ".1f"), speed]
+        lines.append("| " + " | ".join(cols) + " |")
+    lines += ["", "| dtype | cells with a native baseline | >= 1.00x | geomean speedup |", "|---|---|---|---|"]
+    groups: dict[str, list[float]] = {}
+    for cell, row in after.items():
+        if row["speedup"]:
+            groups.setdefault(cell.split()[0], []).append(row["speedup"])
+    goal = [s for d in GOAL_DTYPES for s in groups.get(d, [])]
+    for name, values in [*sorted(groups.items()), (" + ".join(GOAL_DTYPES), goal)]:
+        if values:
+            wins = sum(v >= 1.0 for v in values)
+            lines.append(f"| {name} | {len(values)} | {wins} | {_geomean(values):.3f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    try:
+        after = _cells(args.after)
+        before = _cells(args.before) if args.before else None
+    except ResultsError as err:
+        print(f"gemmwatch table: {err}", file=sys.stderr)
+        return 2
+    if not after:
+        print(f"gemmwatch table: {args.after} has no measured cell", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(after, before))
+    return 0

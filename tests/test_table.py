@@ -1,0 +1,54 @@
+"""`gemmwatch table`: per-cell TFLOP/s and speedup over native, before vs after, from asv result files."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from asv_fixtures import write_results
+
+from ci.table import _cells, render
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDED = ROOT / "docs" / "results" / "2026-11-29-h200-variants"
+
+
+def _run(tmp_path, commit, ratio, triton_s):
+    rng = np.random.default_rng(0)
+    cells = {
+        ("Matmul", "1024x1024x1024", "fp16"): {"ratio": [ratio] * 9, "triton": [triton_s] * 9},
+        ("Matmul", "16x4096x4096", "bf16"): {"ratio": list(rng.normal(1.1, 0.001, 9)), "triton": [2e-5] * 9},
+        ("Matmul", "4096x4096x4096", "fp32-ieee"): {"ratio": None, "triton": [3e-3] * 9},  # no baseline
+    }
+    return write_results(tmp_path / f"{commit}.json", commit, cells)
+
+
+def test_speedup_is_the_inverse_ratio_and_tflops_come_from_the_shape(tmp_path):
+    before = _cells(_run(tmp_path, "aaaa", ratio=2.0, triton_s=2e-3))
+    after = _cells(_run(tmp_path, "bbbb", ratio=0.8, triton_s=1e-3))
+    assert after["fp16 1024x1024x1024"]["speedup"] == pytest.approx(1.25)
+    text = render(after, before)
+    row = next(line for line in text.splitlines() if line.startswith("| fp16 1024x1024x1024"))
+    # 2 * 1024^3 flop in 1 ms = 2.147 TFLOP/s (after), 1.074 before; speedup 0.500 -> 1.250x.
+    assert row == "| fp16 1024x1024x1024 | n/a | 1.1 | 0.500 | 2.1 | 1.250x |"
+    assert "| fp32-ieee 4096x4096x4096 | n/a | 45.8 | n/a | 45.8 | n/a |" in text
+    assert "| fp16 + bf16 + fp8_e4m3 | 2 | 1 | 1.066x |" in text  # geomean of 1.25 and ~0.909; one >= 1.00
+
+
+def test_table_of_the_recorded_h200_runs(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "ci.cli", "table", "--before", str(RECORDED / "before.json"),
+         "--after", str(RECORDED / "after.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (RECORDED / "table.md").read_text()
+    assert "| fp16 + bf16 + fp8_e4m3 | 169 | 37 | 0.911x |" in proc.stdout
+
+
+def test_bad_input_names_the_file(tmp_path):
+    missing = tmp_path / "nope.json"
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(missing)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and str(missing) in proc.stderr
