@@ -102,23 +102,34 @@ class Prepared:
         self.out = torch.empty(cell.M, cell.N, dtype=self.out_dtype, device=device)
         self.native_out = torch.empty_like(self.out)
 
-    def triton(self, kernels=None, config=None):
+    @property
+    def footprint_bytes(self) -> int:
+        """Bytes one call reads and writes (A, B, C): what a cold-L2 measurement must evict."""
+        return sum(t.numel() * t.element_size() for t in (self.a, self.b, self.out))
+
+    def operand_copies(self, copies: int) -> list[tuple]:
+        """`copies` tuples (A, B, C, native C): these inputs, then clones (same strides, same values),
+        for timing with rotating copies instead of an L2 flush."""
+        first = (self.a, self.b, self.out, self.native_out)
+        return [first] + [tuple(t.clone() for t in first) for _ in range(copies - 1)]
+
+    def triton(self, kernels=None, config=None, operands=None):
         """Our kernel on these inputs; `kernels` selects another copy of the package (recheck),
-        `config` forces a launch config (tune)."""
+        `config` forces a launch config (tune), `operands` another copy of (A, B, C, native C)."""
         if kernels is None:
             import kernels
 
         c = self.cell
+        a, b, out, _ = operands or (self.a, self.b, self.out, None)
         if c.is_fp8:
             return kernels.scaled_matmul(
-                self.a, self.b, self.scale_a, self.scale_b,
+                a, b, self.scale_a, self.scale_b,
                 bias=self.bias, activation=c.activation, out_dtype=self.out_dtype,
-                use_fast_accum=self.precision == "fast_accum", out=self.out, config=config,
+                use_fast_accum=self.precision == "fast_accum", out=out, config=config,
             )  # fmt: skip
         return kernels.matmul(
-            self.a, self.b, bias=self.bias, activation=c.activation, precision=self.precision, out=self.out,
-            config=config,
-        )  # fmt: skip
+            a, b, bias=self.bias, activation=c.activation, precision=self.precision, out=out, config=config
+        )
 
     @contextlib.contextmanager
     def _native_precision(self):
@@ -131,20 +142,21 @@ class Prepared:
         finally:
             torch.backends.cuda.matmul.allow_tf32 = saved
 
-    def native(self):
+    def native(self, operands=None):
         """cuBLAS/cuBLASLt (hipBLASLt) through torch, precision-matched, unfused epilogue."""
         import torch
 
         c = self.cell
+        a, b, _, native_out = operands or (self.a, self.b, None, self.native_out)
         if c.is_fp8:
-            y = torch._scaled_mm(self.a, self.b, self.scale_a, self.scale_b, bias=self.bias, out_dtype=self.out_dtype)
+            y = torch._scaled_mm(a, b, self.scale_a, self.scale_b, bias=self.bias, out_dtype=self.out_dtype)
             if c.activation:
                 y = _torch_activation(y, c.activation)
             return y
         with self._native_precision():
             if self.bias is None and c.activation is None:
-                return torch.matmul(self.a, self.b, out=self.native_out)
-            y = torch.matmul(self.a, self.b)
+                return torch.matmul(a, b, out=native_out)
+            y = torch.matmul(a, b)
         if self.bias is not None:
             y = y + self.bias
         return _torch_activation(y, c.activation) if c.activation else y

@@ -7,6 +7,7 @@ so every figure gemmwatch reports comes from the same code path.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -39,26 +40,54 @@ def injected_slowdowns() -> dict[str, float]:
     return out
 
 
-def _slowed(fn, fraction: float):
-    """`fn` followed by a GPU spin lasting about `fraction` of fn's GPU time.
+def _slowed(side, fraction: float):
+    """`side` (a callable, or its copies) with each call followed by a GPU spin of about `fraction` of its time.
 
-    Both durations are measured with the timing protocol itself (graph replays),
-    so launch overhead does not inflate the spin for short kernels.
+    Both durations are measured with the timing protocol itself (graph replays,
+    on the first copy), so launch overhead does not inflate the spin for short kernels.
     """
     import torch
 
     from benchmarks.timing import measure
 
+    fns = side if isinstance(side, list) else [side]
     probe_cycles = 100_000
-    timing = measure(fn, lambda: torch.cuda._sleep(probe_cycles), rounds=5, warmup=1)
+    timing = measure(fns[0], lambda: torch.cuda._sleep(probe_cycles), rounds=5, warmup=1)
     seconds_per_cycle = timing.median(1) / probe_cycles
     cycles = max(1, int(fraction * timing.median(0) / seconds_per_cycle))
 
-    def slowed():
+    def slowed(fn):
         fn()
         torch.cuda._sleep(cycles)
 
-    return slowed
+    wrapped = [functools.partial(slowed, fn) for fn in fns]
+    return wrapped if isinstance(side, list) else wrapped[0]
+
+
+ENV_COLD_L2 = "GEMMWATCH_COLD_L2"  # "rotate" (default): rotating operand copies; "flush": flush and subtract
+
+
+def cold_l2_method() -> str:
+    raw = os.environ.get(ENV_COLD_L2, "rotate")
+    if raw not in ("rotate", "flush"):
+        raise ValueError(f"{ENV_COLD_L2} must be 'rotate' or 'flush', got {raw!r}")
+    return raw
+
+
+def timed_sides(prep: Prepared, device: str, l2_bytes: int, calls: list) -> list:
+    """The arguments of `timing.measure` for `calls` (functions of an operand tuple, see
+    `Prepared.operand_copies`; None = the prepared operands): per call a list over rotating
+    copies, or on the CPU, with GEMMWATCH_COLD_L2=flush, or for footprints too small to
+    rotate, a single callable (cold by the L2 flush)."""
+    copies = 0
+    if device == "cuda" and cold_l2_method() == "rotate":
+        from benchmarks.timing import rotating_copies
+
+        copies = rotating_copies(prep.footprint_bytes, l2_bytes)
+    if not copies:
+        return [functools.partial(call, None) for call in calls]
+    operands = prep.operand_copies(copies)
+    return [[functools.partial(call, ops) for ops in operands] for call in calls]
 
 
 def cell_key(cell: Cell) -> str:
@@ -153,13 +182,15 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
             result.error = f"wrong result: relative error {result.rel_error:.3g} over tolerance {result.tolerance:.3g}"
             return result
         result.native_note = prep.native_supported()
-        triton_fn = prep.triton
+        calls = [lambda ops: prep.triton(operands=ops)]
+        if not result.native_note:
+            calls.append(lambda ops: prep.native(operands=ops))
+        sides = timed_sides(prep, device, spec.l2_bytes, calls)
         inject = injected_slowdowns().get(cell_key(cell))
         if inject and device == "cuda":
-            triton_fn = _slowed(prep.triton, inject)
+            sides[0] = _slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%}"
-        fns = (triton_fn,) if result.native_note else (triton_fn, prep.native)
-        timing = measure(*fns, rounds=rounds)
+        timing = measure(*sides, rounds=rounds)
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

@@ -7,6 +7,14 @@ kernel `inner` times, each preceded by an L2 flush captured in the same graph;
 a graph of the flushes alone is replayed in the same rounds and its time
 subtracted, so the figure is a cold-L2 kernel time without the flush.
 
+Instead of a flush, a side may come as a list of callables, one per copy of
+the operands ("rotating copies"): each replay then cycles through all copies,
+so every call reads operands that R - 1 other calls (>= twice the L2) have
+pushed out of the cache since their last use. Nothing is subtracted: for
+kernels shorter than the flush itself (decode shapes: a 20 us GEMM against a
+40 us flush of 2 x 60 MiB) the flush's own jitter would otherwise land in the
+kernel's time.
+
 The two sides of a comparison (Triton and native, or base and head) are
 interleaved A, B, flush in every round on the same inputs, and their ratio is
 taken per round: clock and power drift (7-9% within one process on the H200)
@@ -18,9 +26,10 @@ those numbers exercise the pipeline and carry no performance signal.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
@@ -55,61 +64,76 @@ def _cuda_available() -> bool:
 
 
 def measure(
-    *fns: Callable[[], object],
+    *fns: Callable[[], object] | Sequence[Callable[[], object]],
     rounds: int = 30,
     warmup: int = 3,
     flush_l2: bool = True,
     l2_bytes: int | None = None,
 ) -> Timing:
-    """Time `fns` interleaved (one replay of each per round); see the module docstring."""
+    """Time `fns` interleaved (one replay of each per round); see the module docstring.
+
+    Each of `fns` is a callable, or a list of callables over rotating copies of
+    the operands (the same length for every side); with copies, no flush.
+    """
     if not fns:
         raise ValueError("measure needs at least one callable")
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
+    sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
+    copies = {len(side) for side in sides}
+    rotating = any(isinstance(fn, (list, tuple)) for fn in fns)
+    if rotating and (len(copies) != 1 or not all(isinstance(fn, (list, tuple)) for fn in fns) or 0 in copies):
+        raise ValueError(f"measure: rotating copies need the same number of callables on every side, got {copies}")
     for _ in range(warmup):  # compiles, autotunes, creates library handles
-        for fn in fns:
-            fn()
+        for side in sides:
+            for fn in side:
+                fn()
     if _cuda_available():
-        return _measure_cuda(fns, rounds=rounds, flush_l2=flush_l2, l2_bytes=l2_bytes)
-    return _measure_host(fns, rounds=rounds)
+        return _measure_cuda(sides, rounds=rounds, flush_l2=flush_l2 and not rotating, l2_bytes=l2_bytes)
+    return _measure_host(sides, rounds=rounds)
 
 
-def _measure_host(fns, *, rounds) -> Timing:
-    samples: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, out in zip(fns, samples):
+def _measure_host(sides, *, rounds) -> Timing:
+    samples: list[list[float]] = [[] for _ in sides]
+    for r in range(rounds):
+        for side, out in zip(sides, samples):
+            fn = side[r % len(side)]
             start = time.perf_counter()
             fn()
             out.append(time.perf_counter() - start)
     return Timing(samples, inner=1, method="host-clock (interpreter: not performance)")
 
 
-def _measure_cuda(fns, *, rounds, flush_l2, l2_bytes) -> Timing:
+def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes) -> Timing:
     import torch
 
-    if l2_bytes is None:
-        l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
-    # Writing twice the L2's size evicts every line the previous kernel left.
-    flush_buffer = torch.empty(max(2 * l2_bytes, 1 << 20), dtype=torch.uint8, device="cuda")
+    copies = len(sides[0])
+    flush_buffer = None
+    if flush_l2:
+        if l2_bytes is None:
+            l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+        # Writing twice the L2's size evicts every line the previous kernel left.
+        flush_buffer = torch.empty(max(2 * l2_bytes, 1 << 20), dtype=torch.uint8, device="cuda")
 
     def flush():
-        if flush_l2:
+        if flush_buffer is not None:
             flush_buffer.zero_()
 
     torch.cuda.synchronize()
-    inner = _choose_inner(fns)
+    # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
+    inner = copies * math.ceil(_choose_inner([side[0] for side in sides]) / copies)
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     graphs = []
     with torch.cuda.stream(stream):
-        for fn in (*fns, None):  # the last graph holds the flushes alone
+        for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g, stream=stream):
-                for _ in range(inner):
+                for k in range(inner):
                     flush()
-                    if fn is not None:
-                        fn()
+                    if side is not None:
+                        side[k % copies]()
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     for g in graphs:  # the first replay uploads the graph
@@ -126,9 +150,26 @@ def _measure_cuda(fns, *, rounds, flush_l2, l2_bytes) -> Timing:
             out.append((start, end))
     torch.cuda.synchronize()
     per_call = [[s.elapsed_time(e) / 1e3 / inner for s, e in pairs] for pairs in events]
+    if flush_buffer is None:
+        method = f"cuda-graph+{copies}-rotating-copies" if copies > 1 else "cuda-graph (warm L2)"
+        return Timing(per_call, inner=inner, flush_seconds=0.0, method=method)
     flush_each = per_call.pop()
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
     return Timing(samples, inner=inner, flush_seconds=statistics.median(flush_each))
+
+
+def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int:
+    """Operand copies that make every call cold in L2 without a flush; 0 if more than `limit` would be needed.
+
+    A call's previous use of its copy is `copies - 1` calls back; those calls
+    must have moved at least twice the L2's size (the flush's own margin).
+    At least 2, so that a footprint larger than the L2 is not re-read warm
+    from its own tail.
+    """
+    if footprint_bytes <= 0 or l2_bytes <= 0:
+        raise ValueError(f"rotating_copies: sizes must be positive, got {footprint_bytes}, {l2_bytes}")
+    copies = max(2, math.ceil(2 * l2_bytes / footprint_bytes) + 1)
+    return copies if copies <= limit else 0
 
 
 def _choose_inner(fns) -> int:

@@ -67,11 +67,14 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
+    from benchmarks.measure import timed_sides
     from benchmarks.timing import measure
     from ci.decision import Verdict, call
+    from targets import detect
 
     base_k, head_k = load_tree(base_tree), load_tree(head_tree)
     device = "cuda" if torch.cuda.is_available() else "cpu"
+    l2_bytes = detect().l2_bytes
     out = {}
     for i, (suite, cell) in enumerate(cells, 1):
         print(f"[recheck {i}/{len(cells)}] {suite} {cell.name}", file=sys.stderr, flush=True)
@@ -87,10 +90,11 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
             if not errors["head"] <= TOLERANCE[cell.dtype]:
                 entry.update(verdict=Verdict.FAILED.value, note=f"head result over tolerance ({errors['head']:.3g})")
                 continue
-            fns = [functools.partial(prep.triton, base_k), functools.partial(prep.triton, head_k)]
+            calls = [functools.partial(prep.triton, base_k), functools.partial(prep.triton, head_k)]
+            calls = [lambda ops, call=call: call(operands=ops) for call in calls]
             if prep.native_supported() is None:
-                fns.append(prep.native)
-            timing = measure(*fns, rounds=rounds)
+                calls.append(lambda ops, native=prep.native: native(operands=ops))
+            timing = measure(*timed_sides(prep, device, l2_bytes, calls), rounds=rounds)
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue

@@ -1,0 +1,82 @@
+"""The timing protocol's CPU-checkable parts: rotating operand copies instead of an L2 flush."""
+
+import pytest
+import torch
+
+from benchmarks.cells import Cell, Prepared, relative_error
+from benchmarks.measure import cold_l2_method, measure_cell, timed_sides
+from benchmarks.timing import measure, rotating_copies
+from targets import detect
+
+MiB = 1 << 20
+
+
+def test_rotating_copies_move_twice_the_l2_between_uses_of_a_copy():
+    l2 = 60 * MiB
+    for footprint in (1 * MiB + 1, 4 * MiB, 32 * MiB, 59 * MiB, 61 * MiB, 2000 * MiB):
+        copies = rotating_copies(footprint, l2, limit=1000)
+        assert (copies - 1) * footprint >= 2 * l2 or copies == 2
+        assert copies >= 2
+        # ... and not more than needed
+        assert copies == 2 or (copies - 2) * footprint < 2 * l2
+    assert rotating_copies(32 * MiB, l2) == 5
+    assert rotating_copies(1 * MiB, l2) == 0, "over the limit: the caller flushes instead"
+    with pytest.raises(ValueError, match="sizes must be positive"):
+        rotating_copies(0, l2)
+
+
+def test_measure_cycles_through_every_copy_in_order():
+    calls = []
+    sides = [
+        [lambda i=i: calls.append(("a", i)) for i in range(3)],
+        [lambda i=i: calls.append(("b", i)) for i in range(3)],
+    ]
+    timing = measure(*sides, rounds=6, warmup=0)
+    assert len(timing.samples) == 2 and all(len(s) == 6 for s in timing.samples)
+    assert calls == [(side, r % 3) for r in range(6) for side in ("a", "b")]
+
+
+def test_measure_refuses_unequal_rotations():
+    with pytest.raises(ValueError, match="same number of callables on every side"):
+        measure([lambda: None] * 2, [lambda: None] * 3, rounds=1, warmup=0)
+    with pytest.raises(ValueError, match="same number of callables on every side"):
+        measure([lambda: None] * 2, lambda: None, rounds=1, warmup=0)
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "fp8_e4m3"])
+def test_operand_copies_are_equal_clones_with_the_same_strides(dtype, device):
+    prep = Prepared(Cell(dtype, 33, 48, 64), device)
+    copies = prep.operand_copies(3)
+    assert copies[0] == (prep.a, prep.b, prep.out, prep.native_out)
+    for ops in copies[1:]:
+        for original, clone in zip(copies[0][:2], ops[:2]):
+            assert clone.data_ptr() != original.data_ptr()
+            assert clone.stride() == original.stride() and torch.equal(clone.float(), original.float())
+    ref = prep.reference()
+    for ops in copies:
+        assert relative_error(prep.triton(operands=ops), ref) < 1e-2
+        assert ops[2].data_ptr() == prep.triton(operands=ops).data_ptr(), "each copy writes its own output"
+
+
+def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
+    prep = Prepared(Cell("fp16", 16, 32, 32), device)
+    sides = timed_sides(prep, "cpu", 60 * MiB, [lambda ops: prep.triton(operands=ops)])
+    assert callable(sides[0]), "no copies in the interpreter"
+    monkeypatch.setenv("GEMMWATCH_COLD_L2", "flush")
+    assert cold_l2_method() == "flush"
+    assert callable(timed_sides(prep, "cuda", 60 * MiB, [lambda ops: None])[0])
+    monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
+    rotated = timed_sides(prep, "cuda", 4096, [lambda ops: ops])
+    assert isinstance(rotated[0], list) and len(rotated[0]) == rotating_copies(prep.footprint_bytes, 4096)
+    monkeypatch.setenv("GEMMWATCH_COLD_L2", "evict")
+    with pytest.raises(ValueError, match="GEMMWATCH_COLD_L2 must be 'rotate' or 'flush', got 'evict'"):
+        cold_l2_method()
+
+
+@pytest.mark.gpu
+def test_a_decode_cell_is_timed_with_rotating_copies():
+    result = measure_cell(Cell("fp16", 16, 4096, 4096), rounds=5, device="cuda", spec=detect())
+    assert not result.failed
+    copies = rotating_copies(2 * (16 * 4096 + 4096 * 4096 + 16 * 4096), detect().l2_bytes)
+    assert result.method == f"cuda-graph+{copies}-rotating-copies" and result.flush_s == 0.0
+    assert result.inner % copies == 0 and min(result.triton_s) > 0 and min(result.native_s) > 0
