@@ -64,11 +64,15 @@ def _slowed(side, fraction: float):
     return wrapped if isinstance(side, list) else wrapped[0]
 
 
-ENV_COLD_L2 = "GEMMWATCH_COLD_L2"  # "rotate" (default): rotating operand copies; "flush": flush and subtract
+# How every call is made to read cold from HBM: "flush" (default): an L2 flush captured before
+# each call and its time subtracted; "rotate": rotating operand copies, nothing subtracted. On the
+# H200 neither had less cross-process noise than the other (docs/BENCHMARKS.md); flush is the
+# method of every recorded result, so it stays the default.
+ENV_COLD_L2 = "GEMMWATCH_COLD_L2"
 
 
 def cold_l2_method() -> str:
-    raw = os.environ.get(ENV_COLD_L2, "rotate")
+    raw = os.environ.get(ENV_COLD_L2, "flush")
     if raw not in ("rotate", "flush"):
         raise ValueError(f"{ENV_COLD_L2} must be 'rotate' or 'flush', got {raw!r}")
     return raw

@@ -10,10 +10,11 @@ subtracted, so the figure is a cold-L2 kernel time without the flush.
 Instead of a flush, a side may come as a list of callables, one per copy of
 the operands ("rotating copies"): each replay then cycles through all copies,
 so every call reads operands that R - 1 other calls (>= twice the L2) have
-pushed out of the cache since their last use. Nothing is subtracted: for
+pushed out of the cache since their last use. Nothing is subtracted, so for
 kernels shorter than the flush itself (decode shapes: a 20 us GEMM against a
-40 us flush of 2 x 60 MiB) the flush's own jitter would otherwise land in the
-kernel's time.
+40 us flush of 2 x 60 MiB) the flush's jitter cannot land in the kernel's
+time; measured on the H200, though, neither method had less cross-process
+noise (docs/BENCHMARKS.md), and the flush stays the default.
 
 The two sides of a comparison (Triton and native, or base and head) are
 interleaved A, B, flush in every round on the same inputs, and their ratio is

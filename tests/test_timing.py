@@ -62,8 +62,8 @@ def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
     prep = Prepared(Cell("fp16", 16, 32, 32), device)
     sides = timed_sides(prep, "cpu", 60 * MiB, [lambda ops: prep.triton(operands=ops)])
     assert callable(sides[0]), "no copies in the interpreter"
-    monkeypatch.setenv("GEMMWATCH_COLD_L2", "flush")
-    assert cold_l2_method() == "flush"
+    monkeypatch.delenv("GEMMWATCH_COLD_L2", raising=False)
+    assert cold_l2_method() == "flush", "the default"
     assert callable(timed_sides(prep, "cuda", 60 * MiB, [lambda ops: None])[0])
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
     rotated = timed_sides(prep, "cuda", 4096, [lambda ops: ops])
@@ -74,7 +74,8 @@ def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
 
 
 @pytest.mark.gpu
-def test_a_decode_cell_is_timed_with_rotating_copies():
+def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
+    monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
     result = measure_cell(Cell("fp16", 16, 4096, 4096), rounds=5, device="cuda", spec=detect())
     assert not result.failed
     copies = rotating_copies(2 * (16 * 4096 + 4096 * 4096 + 16 * 4096), detect().l2_bytes)
