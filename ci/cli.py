@@ -222,6 +222,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the pipeline in the interpreter (its timings are not performance)")  # fmt: skip
     tun.set_defaults(func=_lazy("ci.tune"))
 
+    tdiff = sub.add_parser(
+        "tuned-diff",
+        help="markdown: which buckets of a tuned-config library changed config, with both speedups",
+        description="Compares two library files of the same target and Triton version (e.g. the committed one "
+        "and a scheduled re-tune). A missing OLD file counts as an empty library.",
+    )
+    tdiff.add_argument("old", metavar="OLD.json")
+    tdiff.add_argument("new", metavar="NEW.json")
+    tdiff.set_defaults(func=_lazy("ci.tune", "main_diff"))
+
     pub = sub.add_parser(
         "publish",
         help="asv publish plus gemmwatch's speedup-over-native pages per target and Triton version",

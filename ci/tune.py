@@ -148,6 +148,7 @@ def main(args) -> int:
             print(f"[{i}/{len(cells)}] {cell.name}: {entry.get('error')}", flush=True)
             continue
         key = entry.pop("key")
+        entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         lib.entries[key] = entry
         lib.save(path)  # after every cell: an interrupted tune keeps what it measured
         speed = entry["speedup_over_native"]
@@ -160,3 +161,62 @@ def main(args) -> int:
     lib.save(path)
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
     return 1 if failures else 0
+
+
+def library_diff(old: dict, new: dict) -> str:
+    """Markdown: per library key, the old and new best config and speedup over native."""
+
+    def speed(entry):
+        value = entry.get("speedup_over_native") if entry else None
+        return f"{value:.3f}x" if value else "n/a"
+
+    def config(entry):
+        from targets import GemmConfig
+
+        return f"`{GemmConfig(**entry['config'])}`" if entry else "-"
+
+    old_entries, new_entries = old.get("entries", {}), new.get("entries", {})
+    lines = [
+        f"Tuned-config library {new.get('target')} / Triton {new.get('triton')}: "
+        f"{len(new_entries)} entries (before: {len(old_entries)}), measured {new.get('meta', {}).get('date', '?')}.",
+        "",
+        "| bucket | cell | before | before speedup | after | after speedup |",
+        "|---|---|---|---|---|---|",
+    ]
+    changed = 0
+    for key in sorted(set(old_entries) | set(new_entries)):
+        before, after = old_entries.get(key), new_entries.get(key)
+        if before and after and before.get("config") == after.get("config"):
+            continue
+        changed += 1
+        cell = (after or before).get("cell", "")
+        bucket = key.replace("|", "\\|")  # a pipe inside a table cell must be escaped, code span or not
+        lines.append(f"| `{bucket}` | {cell} | {config(before)} | {speed(before)} | {config(after)} | {speed(after)} |")
+    if not changed:
+        lines.append("| (no bucket changed its config) | | | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def main_diff(args) -> int:
+    import json
+
+    data = []
+    for path, may_be_missing in ((args.old, True), (args.new, False)):
+        if may_be_missing and not Path(path).exists():
+            data.append({})  # a first tune: everything is new
+            continue
+        try:
+            data.append(json.loads(Path(path).read_text()))
+        except (OSError, json.JSONDecodeError) as err:
+            print(f"gemmwatch tuned-diff: {path}: {err}", file=sys.stderr)
+            return 2
+    old, new = data
+    if old and (old.get("target"), old.get("triton")) != (new.get("target"), new.get("triton")):
+        print(
+            f"gemmwatch tuned-diff: {args.old} is {old.get('target')}/Triton {old.get('triton')}, "
+            f"{args.new} is {new.get('target')}/Triton {new.get('triton')}: not the same library",
+            file=sys.stderr,
+        )
+        return 2
+    sys.stdout.write(library_diff(old, new))
+    return 0

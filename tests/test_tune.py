@@ -94,3 +94,47 @@ def test_tune_rejects_non_positive_counts(option):
 def test_tune_refuses_the_interpreter_unless_asked():
     proc = cli("tune", "--shapes", "64x64x64")
     assert proc.returncode == 2 and "interpreter's are not performance" in proc.stderr
+
+
+def _library(entries, target="h200", triton_version="3.6.0"):
+    return {"target": target, "triton": triton_version, "meta": {"date": "2026-11-29"}, "entries": entries}
+
+
+def _entry(block_m, speedup, cell="fp16 4096x4096x4096", variant="tile"):
+    config = {"block_m": block_m, "block_n": 128, "block_k": 64, "num_warps": 8, "num_stages": 3, "group_m": 8,
+              "variant": variant, "split_k": 1}  # fmt: skip
+    return {"cell": cell, "config": config, "speedup_over_native": speedup}
+
+
+def test_tuned_diff_lists_only_the_buckets_whose_config_changed(tmp_path):
+    old = _library({"matmul|fp16|-|rowrow|4096x4096x4096": _entry(128, 0.95),
+                    "matmul|bf16|-|rowrow|4096x4096x4096": _entry(128, 0.97, "bf16 4096x4096x4096")})  # fmt: skip
+    new = _library({"matmul|fp16|-|rowrow|4096x4096x4096": _entry(128, 1.01, variant="tma"),
+                    "matmul|bf16|-|rowrow|4096x4096x4096": _entry(128, 0.98, "bf16 4096x4096x4096"),
+                    "matmul|fp16|-|rowrow|16x4096x4096": _entry(64, 1.10, "fp16 16x4096x4096")})  # fmt: skip
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    proc = cli("tuned-diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| `")]
+    assert rows == [
+        "| `matmul\\|fp16\\|-\\|rowrow\\|16x4096x4096` | fp16 16x4096x4096 | - | n/a "
+        "| `BM64-BN128-BK64-w8-s3-g8` | 1.100x |",
+        "| `matmul\\|fp16\\|-\\|rowrow\\|4096x4096x4096` | fp16 4096x4096x4096 | `BM128-BN128-BK64-w8-s3-g8` | 0.950x "
+        "| `BM128-BN128-BK64-w8-s3-g8-tma` | 1.010x |",
+    ]
+    assert "3 entries (before: 2)" in proc.stdout
+
+
+def test_tuned_diff_refuses_libraries_of_different_targets(tmp_path):
+    (tmp_path / "old.json").write_text(json.dumps(_library({}, target="mi300x")))
+    (tmp_path / "new.json").write_text(json.dumps(_library({})))
+    proc = cli("tuned-diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert proc.returncode == 2 and "not the same library" in proc.stderr
+    proc = cli("tuned-diff", str(tmp_path / "old.json"), str(tmp_path / "missing.json"))
+    assert proc.returncode == 2 and "missing.json" in proc.stderr
+
+
+def test_each_entry_records_when_it_was_measured(tuned):
+    data = json.loads((tuned / f"cpu-interpreter-triton{triton.__version__}.json").read_text())
+    assert all(entry["measured"].startswith("20") for entry in data["entries"].values())

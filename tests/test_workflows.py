@@ -50,19 +50,20 @@ ACTIONLINT_INSTALL = [
 ]
 MAKE_ENV = ROOT / "ci" / "make_triton_env.sh"
 
-EXPECTED = ("ci.yml", "main.yml", "pr-comment.yml", "pr.yml", "triton.yml")
+EXPECTED = ("ci.yml", "main.yml", "pr-comment.yml", "pr.yml", "triton.yml", "tune.yml")
 WORKFLOW_FILES = sorted([*WORKFLOWS.glob("*.yml"), *WORKFLOWS.glob("*.yaml")])
 TARGETS = ["h200", "mi300x"]
 # Labels of our self-hosted runners: [self-hosted, gpu, TARGET].
 SELF_HOSTED_LABELS = ("gpu", *TARGETS)
 GITHUB_HOSTED = {"ubuntu-latest", "ubuntu-24.04", "ubuntu-22.04"}
 # The workflows that measure on the GPU runners; nothing else may use them.
-MEASURING = {"pr.yml", "main.yml", "triton.yml"}
+MEASURING = {"pr.yml", "main.yml", "triton.yml", "tune.yml"}
 # Every write permission in the workflows, and where: (file, job) -> scopes.
 WRITE_ACCESS = {
     ("pr-comment.yml", "comment"): {"pull-requests", "statuses"},
     ("main.yml", "store"): {"contents"},
     ("main.yml", "publish"): {"pages", "id-token"},
+    ("tune.yml", "propose"): {"contents", "pull-requests"},
 }
 
 
@@ -321,7 +322,7 @@ def test_gemmwatch_commands_match_the_command_line():
             parser.parse_args(argv)
         except SystemExit:
             pytest.fail(f"{name}: `gemmwatch {shlex.join(argv)}` does not parse")
-    assert seen == {"run", "recheck", "compare", "comment", "merge", "prune", "publish"}
+    assert seen == {"run", "recheck", "compare", "comment", "merge", "prune", "publish", "tune", "tuned-diff"}
 
 
 def test_the_target_lists_agree():
@@ -332,9 +333,10 @@ def test_the_target_lists_agree():
     assert json.loads(meta_env["TARGETS"]) == TARGETS
     assert main["jobs"]["measure"]["strategy"]["matrix"]["target"] == TARGETS
     assert main["jobs"]["store"]["env"]["TARGETS"].split() == TARGETS
-    assert triggers(triton)["workflow_dispatch"]["inputs"]["target"]["options"] == ["all", *TARGETS]
-    plan = triton["jobs"]["plan"]["steps"][0]["run"]
-    assert f"targets='{json.dumps(TARGETS)}'" in plan
+    for wf in (triton, load("tune.yml")):
+        assert triggers(wf)["workflow_dispatch"]["inputs"]["target"]["options"] == ["all", *TARGETS]
+        plan = wf["jobs"]["plan"]["steps"][0]["run"]
+        assert f"targets='{json.dumps(TARGETS)}'" in plan
 
 
 # --------------------------------------------------------------------------- trust boundaries
@@ -488,6 +490,26 @@ def test_triton_workflow():
     compare = wf["jobs"]["compare"]
     assert not self_hosted(compare) and compare["if"].startswith("${{ !cancelled()")
     assert "ci.cli compare --axis triton --base-results" in "\n".join(s.get("run", "") for s in compare["steps"])
+
+
+def test_tune_workflow_retunes_on_the_gpus_and_proposes_a_pull_request():
+    wf = load("tune.yml")
+    assert triggers(wf)["schedule"][0]["cron"]
+    tune, propose = wf["jobs"]["tune"], wf["jobs"]["propose"]
+    assert self_hosted(tune) and tune["strategy"]["fail-fast"] is False
+    scripts = "\n".join(s.get("run", "") for s in tune["steps"])
+    assert '-m ci.cli tune --dtypes fp16 bf16 fp8_e4m3 fp32-tf32 --dir "$out"' in scripts
+    assert "--resume" not in scripts, "a re-tune starts from scratch"
+    upload = steps_using(tune, "actions/upload-artifact")[0]
+    assert upload["if"] == "always()", "a timed-out tune still uploads what it measured"
+
+    assert not self_hosted(propose) and propose["needs"] == "tune"
+    script = "\n".join(s.get("run", "") for s in propose["steps"])
+    # The artifacts are data: a library file name, valid JSON, copied under targets/tuned/ only.
+    assert "=~ ^[a-z0-9-]+-triton" in script and 'jq empty "$new"' in script
+    assert 'cp "$new" "targets/tuned/$name"' in script and "git add targets/tuned" in script
+    assert 'ci.cli tuned-diff "targets/tuned/$name" "$new"' in script
+    assert "gh pr create --base main" in script and "--body-file" in script
 
 
 def test_ci_workflow():
