@@ -222,6 +222,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the pipeline in the interpreter (its timings are not performance)")  # fmt: skip
     tun.set_defaults(func=_lazy("ci.tune"))
 
+    res = sub.add_parser(
+        "resources",
+        help="registers, spills, shared memory of the tuned kernels, compiled for the target without a GPU",
+        description="Compiles each tuned config (or those of --cells) for the target chip with the installed "
+        "Triton, as a launch there would, and reads the binaries' resource use (markdown table).",
+    )
+    res.add_argument("--target", required=True, help="catalogue target, e.g. h200")
+    res.add_argument("--library", metavar="PATH", help="library file (default targets/tuned/<target>-triton<ver>.json)")
+    res.add_argument("--cells", nargs="+", metavar="CELL", help="only these cells, e.g. 'fp8_e4m3 4096x4096x4096'")
+    res.set_defaults(func=_lazy("ci.resources"))
+
     tdiff = sub.add_parser(
         "tuned-diff",
         help="markdown: which buckets of a tuned-config library changed config, with both speedups",

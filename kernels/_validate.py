@@ -44,6 +44,11 @@ def _check_offsets(op: str, what: str, t: torch.Tensor) -> None:
         )
 
 
+# Set by kernels.matmul.compile_only(): (SM count, compiled kernels) while launches only compile.
+# CPU tensors then stand for device ones.
+OFFLINE_COMPILE: list[tuple[int, list]] = []
+
+
 def check_device(op: str, *tensors: tuple[str, torch.Tensor]) -> None:
     """All tensors on one device, and a device Triton can run on."""
     first_name, first = tensors[0]
@@ -52,7 +57,7 @@ def check_device(op: str, *tensors: tuple[str, torch.Tensor]) -> None:
             raise ValueError(
                 f"{op}: {name} is on {t.device} but {first_name} is on {first.device}; move them to one device"
             )
-    if first.device.type == "cpu" and not interpreter_requested():
+    if first.device.type == "cpu" and not interpreter_requested() and not OFFLINE_COMPILE:
         raise ValueError(
             f"{op}: inputs are on the CPU, but Triton kernels need a GPU; "
             "set TRITON_INTERPRET=1 before importing triton to run them in Triton's interpreter"

@@ -8,6 +8,8 @@ chooses) and launch.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import triton
 import triton.language as tl
@@ -15,6 +17,7 @@ import triton.language as tl
 from kernels import autotune
 from kernels._validate import (
     ACTIVATIONS,
+    OFFLINE_COMPILE,
     check_bias,
     check_matrices,
     check_out,
@@ -395,16 +398,16 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             a_desc, a_t = _descriptor(a, cfg.block_m, cfg.block_k, k_dim=1)
             b_desc, b_t = _descriptor(b, cfg.block_n, cfg.block_k, k_dim=0)
             programs = min(tiles, _sm_count(a.device))
-            return _gemm_tma_kernel[(programs,)](
+            return _start(_gemm_tma_kernel, (programs,))(
                 a_desc, b_desc, c, *epilogue_args, M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
                 A_T=a_t, B_T=b_t, **mainloop(cfg), **epilogue,
             )  # fmt: skip
         if cfg.split_k == 1:
-            return _gemm_kernel[(tiles,)](*pointer_args(cfg, c), **pointer_meta(cfg))
+            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c), **pointer_meta(cfg))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
-        compiled = _gemm_kernel[(tiles, cfg.split_k)](*pointer_args(cfg, workspace), **pointer_meta(cfg))
+        compiled = _start(_gemm_kernel, (tiles, cfg.split_k))(*pointer_args(cfg, workspace), **pointer_meta(cfg))
         grid = (triton.cdiv(M, _REDUCE_BLOCK[0]), triton.cdiv(N, _REDUCE_BLOCK[1]))
-        _splitk_reduce_kernel[grid](
+        _start(_splitk_reduce_kernel, grid)(
             workspace, c, *epilogue_args, M, N, c.stride(0), c.stride(1), bias_stride,
             SPLIT_K=cfg.split_k, BLOCK_M=_REDUCE_BLOCK[0], BLOCK_N=_REDUCE_BLOCK[1], **epilogue,
         )  # fmt: skip
@@ -454,8 +457,42 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 _REDUCE_BLOCK = (64, 64)
 
 
+@contextlib.contextmanager
+def compile_only(sm_count: int):
+    """Within this block launches compile and do not run; yields the list of compiled kernels.
+
+    The kernels are compiled for the active Triton driver's target, with the
+    same specialization a real launch on these operands would get (CPU tensors
+    stand for device ones; only their dtypes, strides and alignment matter).
+    `sm_count` is the persistent kernel's program count on the target chip.
+    `gemmwatch resources` uses it to read registers, spills and shared memory
+    of tuned configs without a GPU.
+    """
+    compiled: list = []
+    OFFLINE_COMPILE.append((sm_count, compiled))
+    try:
+        yield compiled
+    finally:
+        OFFLINE_COMPILE.pop()
+
+
+def _start(kernel, grid):
+    """`kernel[grid]`, or inside compile_only() a call that compiles and records instead."""
+    if not OFFLINE_COMPILE:
+        return kernel[grid]
+
+    def compile_(*args, **kwargs):
+        compiled = kernel.warmup(*args, grid=grid, **kwargs)
+        OFFLINE_COMPILE[-1][1].append(compiled)
+        return compiled
+
+    return compile_
+
+
 def _sm_count(device: torch.device) -> int:
     """Programs of the persistent kernel: one per SM (per CU) of the device."""
+    if OFFLINE_COMPILE:
+        return OFFLINE_COMPILE[-1][0]
     if device.type != "cuda":
         return 1
     return torch.cuda.get_device_properties(device).multi_processor_count

@@ -1,0 +1,194 @@
+"""`gemmwatch resources`: registers, spills and shared memory of the tuned kernels, without a GPU.
+
+For each entry of a tuned-config library, the kernel(s) its config launches are
+compiled for the target chip (Triton's own compiler and ptxas, as a launch on
+that chip would: same specialization of dtypes, strides, alignment and sizes),
+and the compiled binary's resource use is read back (cuobjdump). Registers per
+thread, spilled bytes and shared memory bound how many programs an SM holds at
+once: the first thing to look at for a cell below the native library.
+
+The library must be for the Triton version installed (the compiler decides the
+resources): run it in an environment with that Triton (ci/make_triton_env.sh).
+NVIDIA targets only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+class ResourcesError(ValueError):
+    """Bad input (unknown target, missing library, unknown cell); the message says which."""
+
+
+def _offline_driver(capability: int):
+    """A stand-in for Triton's CUDA driver that only names the target: compiling needs nothing else."""
+    import torch
+    from triton.backends.compiler import GPUTarget
+
+    class Offline:
+        def __init__(self):
+            self.target = GPUTarget("cuda", capability, 32)
+
+        def get_current_target(self):
+            return self.target
+
+        def get_current_device(self):
+            return 0
+
+        def get_current_stream(self, device=None):
+            return 0
+
+        def get_active_torch_device(self):
+            return torch.device("cpu")
+
+    return Offline()
+
+
+def _operands(cell):
+    """Uninitialised CPU operands laid out as the benchmarks lay them out (benchmarks/cells.py)."""
+    import torch
+
+    from benchmarks.cells import DTYPES
+
+    dtype = getattr(torch, DTYPES[cell.dtype][0])
+    a = torch.empty(cell.M, cell.K, dtype=dtype)
+    if cell.is_fp8:  # column-major B, tensorwise fp32 scales, bf16 out
+        b = torch.empty(cell.N, cell.K, dtype=dtype).t()
+        return a, b, torch.empty(cell.M, cell.N, dtype=torch.bfloat16)
+    return a, torch.empty(cell.K, cell.N, dtype=dtype), torch.empty(cell.M, cell.N, dtype=dtype)
+
+
+def _usage(compiled) -> dict:
+    """Registers per thread, spilled bytes (stack + local) and shared memory of one compiled kernel."""
+    import triton
+
+    tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernel.cubin"
+        path.write_bytes(compiled.asm["cubin"])
+        text = subprocess.run([str(tool), "-res-usage", str(path)], capture_output=True, text=True, check=True).stdout
+    fields = dict(re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", text))
+    return {
+        "kernel": compiled.metadata.name,
+        "registers": int(fields.get("REG", 0)),
+        "spill_bytes": int(fields.get("STACK", 0)) + int(fields.get("LOCAL", 0)),
+        "shared_bytes": int(compiled.metadata.shared) + int(fields.get("SHARED", 0)),
+        "warps": int(compiled.metadata.num_warps),
+    }
+
+
+def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]:
+    """One row per library entry (or per cell of `cells`): config, speedup and each kernel's resources."""
+    import importlib
+
+    from triton.runtime import driver
+
+    from benchmarks.matrix import MatrixError, parse_cell
+    from targets import GemmConfig
+
+    matmul = importlib.import_module("kernels.matmul")
+    entries = [e for e in library["entries"].values() if cells is None or e.get("cell") in cells]
+    missing = set(cells or ()) - {e.get("cell") for e in entries}
+    if missing:
+        raise ResourcesError(f"no library entry for cell(s) {', '.join(sorted(missing))}")
+    capability = int(spec.arch.removeprefix("sm_").rstrip("a"))
+    rows = []
+    saved = driver._active  # reset_active() would look for a GPU driver, which may not exist here
+    driver.set_active(_offline_driver(capability))
+    try:
+        for entry in sorted(entries, key=lambda e: e.get("cell", "")):
+            try:
+                _, cell = parse_cell(entry["cell"])
+            except MatrixError as err:
+                raise ResourcesError(str(err)) from None
+            config = GemmConfig(**entry["config"])
+            a, b, out = _operands(cell)
+            with matmul.compile_only(spec.sm_count) as compiled:
+                if cell.is_fp8:
+                    import torch
+
+                    one = torch.ones((), dtype=torch.float32)
+                    matmul.scaled_matmul(a, b, one, one, out=out, config=config,
+                                         use_fast_accum=cell.dtype.endswith("fastacc"))  # fmt: skip
+                else:
+                    from benchmarks.cells import DTYPES
+
+                    matmul.matmul(a, b, precision=DTYPES[cell.dtype][1], out=out, config=config)
+            rows.append({
+                "cell": cell.name, "config": str(config), "speedup": entry.get("speedup_over_native"),
+                "kernels": [_usage(k) for k in compiled],
+            })  # fmt: skip
+    finally:
+        driver._active = saved
+    return rows
+
+
+def programs_per_sm(spec, usage: dict) -> int:
+    """Programs one SM can hold at once, by registers and by shared memory (whichever binds)."""
+    threads = usage["warps"] * spec.warp_size
+    by_registers = spec.registers_per_sm // max(1, usage["registers"] * threads)
+    # The per-SM pool is the opt-in per-block maximum plus the 1 KiB the driver reserves per block.
+    by_shared = (spec.smem_per_block_bytes + 1024) // (usage["shared_bytes"] + 1024)
+    return min(by_registers, by_shared)
+
+
+def render(spec, rows: list[dict]) -> str:
+    lines = [
+        "| cell | config | speedup | kernel | registers/thread | spilled bytes | shared KiB | programs/SM |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        speed = f"{row['speedup']:.3f}x" if row["speedup"] else "n/a"
+        for k in row["kernels"]:
+            spill = f"**{k['spill_bytes']}**" if k["spill_bytes"] else "0"
+            lines.append(
+                f"| {row['cell']} | `{row['config']}` | {speed} | {k['kernel']} | {k['registers']} | {spill} "
+                f"| {k['shared_bytes'] / 1024:.1f} | {programs_per_sm(spec, k)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(args) -> int:
+    import json
+
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        print("gemmwatch resources: compiles for a GPU; unset TRITON_INTERPRET", file=sys.stderr)
+        return 2
+    import triton
+
+    from targets import CATALOGUE, library
+
+    spec = CATALOGUE.get(args.target)
+    if spec is None or spec.vendor != "nvidia" or spec.is_interpreter:
+        known = ", ".join(sorted(n for n, s in CATALOGUE.items() if s.vendor == "nvidia"))
+        print(
+            f"gemmwatch resources: target {args.target!r} is not an NVIDIA catalogue entry ({known})", file=sys.stderr
+        )
+        return 2
+    path = Path(args.library) if args.library else library.library_path(spec.name, triton.__version__)
+    if not path.exists():
+        print(
+            f"gemmwatch resources: no tuned-config library {path} (the library must be for the installed "
+            f"Triton {triton.__version__}: resources depend on the compiler)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        data = json.loads(path.read_text())
+        if data.get("triton") != triton.__version__:
+            raise ResourcesError(
+                f"{path} was tuned with Triton {data.get('triton')}, this is Triton {triton.__version__}: "
+                "run in an environment with that version (ci/make_triton_env.sh)"
+            )
+        rows = resources(spec, data, args.cells)
+    except (ResourcesError, json.JSONDecodeError) as err:
+        print(f"gemmwatch resources: {err}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(spec, rows))
+    return 0

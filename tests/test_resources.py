@@ -1,0 +1,83 @@
+"""`gemmwatch resources`: the tuned kernels compiled for the target chip offline, their resource use read back."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import triton
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args, interpret=False):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    return subprocess.run([sys.executable, "-m", "ci.cli", "resources", *args], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600)  # fmt: skip
+
+
+def _config(bm, bn, bk, warps, stages, variant="tile", split_k=1):
+    return {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages, "group_m": 8,
+            "variant": variant, "split_k": split_k}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    entries = {
+        "a": {"cell": "fp16 4096x4096x4096", "config": _config(128, 256, 64, 8, 3, "tma"), "speedup_over_native": 1.0},
+        "b": {"cell": "bf16 16x4096x4096", "config": _config(16, 64, 64, 4, 3, "splitk", 4)},
+        "c": {"cell": "fp8_e4m3 128x4096x4096", "config": _config(64, 64, 128, 4, 3)},
+    }
+    path = tmp_path_factory.mktemp("lib") / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def report(library):
+    proc = cli("--target", "h200", "--library", str(library))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _rows(text):
+    return [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()[2:] if line.startswith("|")]
+
+
+def test_every_kernel_of_every_config_is_compiled_for_the_target(report):
+    rows = _rows(report)
+    kernels = [(r[0], r[3]) for r in rows]
+    assert kernels == [
+        ("bf16 16x4096x4096", "_gemm_kernel"),
+        ("bf16 16x4096x4096", "_splitk_reduce_kernel"),  # split-K: the second pass too
+        ("fp16 4096x4096x4096", "_gemm_tma_kernel"),
+        ("fp8_e4m3 128x4096x4096", "_gemm_kernel"),
+    ]
+    for row in rows:
+        registers, spilled, shared_kib, programs = int(row[4]), row[5], float(row[6]), int(row[7])
+        assert shared_kib > 0
+        assert 0 < registers <= 255 and spilled.strip("*").isdigit()
+        assert programs >= 1
+    tma = next(r for r in rows if r[3] == "_gemm_tma_kernel")
+    # 128x64 + 64x256 fp16 tiles, 3 stages: 144 KiB of operand buffers at least, so one program per SM.
+    assert float(tma[6]) >= 144 and int(tma[7]) == 1
+    assert tma[2] == "1.000x" and rows[0][2] == "n/a"
+
+
+def test_bad_input_is_refused_by_name(library, tmp_path):
+    proc = cli("--target", "h200", "--library", str(library), interpret=True)
+    assert proc.returncode == 2 and "unset TRITON_INTERPRET" in proc.stderr
+    proc = cli("--target", "mi300x", "--library", str(library))
+    assert proc.returncode == 2 and "'mi300x' is not an NVIDIA catalogue entry" in proc.stderr
+    proc = cli("--target", "h200", "--library", str(library), "--cells", "fp16 1x2x3")
+    assert proc.returncode == 2 and "no library entry for cell(s) fp16 1x2x3" in proc.stderr
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"target": "h200", "triton": "0.0.1", "meta": {}, "entries": {}}))
+    proc = cli("--target", "h200", "--library", str(other))
+    assert proc.returncode == 2 and "tuned with Triton 0.0.1" in proc.stderr
+    proc = cli("--target", "h200", "--library", str(tmp_path / "missing.json"))
+    assert proc.returncode == 2 and "missing.json" in proc.stderr
