@@ -124,6 +124,10 @@ class CellResult:
     flush_s: float | None = None
     method: str | None = None
     method_note: str | None = None  # e.g. an injected slowdown (evidence runs only)
+    # SM clock, power, temperature and throttle reasons (NVML) just before and after this cell's
+    # timing rounds: a noisy cell can be matched to the clock state it was measured in.
+    state_before: dict | None = None
+    state_after: dict | None = None
 
     @property
     def failed(self) -> bool:
@@ -163,6 +167,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
     """Check one cell against float64, then time Triton and native interleaved."""
     import torch
 
+    from benchmarks.context import device_state
     from benchmarks.timing import measure, tflops
     from kernels import autotune
 
@@ -194,7 +199,9 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
         if inject and device == "cuda":
             sides[0] = _slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%}"
+        result.state_before = device_state() or None
         timing = measure(*sides, rounds=rounds)
+        result.state_after = device_state() or None
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

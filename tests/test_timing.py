@@ -81,3 +81,5 @@ def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
     copies = rotating_copies(2 * (16 * 4096 + 4096 * 4096 + 16 * 4096), detect().l2_bytes)
     assert result.method == f"cuda-graph+{copies}-rotating-copies" and result.flush_s == 0.0
     assert result.inner % copies == 0 and min(result.triton_s) > 0 and min(result.native_s) > 0
+    # The clock state around the cell's rounds is recorded with it (NVML).
+    assert result.state_before["sm_clock_mhz"] > 0 and result.state_after["sm_clock_mhz"] > 0
