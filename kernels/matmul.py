@@ -242,6 +242,7 @@ def _gemm_tma_kernel(
     GROUP_M: tl.constexpr,
     A_T: tl.constexpr,
     B_T: tl.constexpr,
+    WARP_SPECIALIZE: tl.constexpr,
     HAS_BIAS: tl.constexpr,
     ACTIVATION: tl.constexpr,
     SCALE_A: tl.constexpr,
@@ -255,10 +256,15 @@ def _gemm_tma_kernel(
 
     A_T / B_T: the descriptor covers the operand's transpose (A column-major:
     (K, M) tiles; B column-major: (N, K) tiles, the K-major layout fp8 wants).
+    WARP_SPECIALIZE ("tma_ws"): the compiler splits the loop into producer
+    (TMA) and consumer (MMA) warp partitions; Triton 3.6 does so on sm_100 and
+    later and ignores the request on Hopper (checked on the compiled kernels).
     """
     num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_tiles = tl.cdiv(K, BLOCK_K)
-    for tile_id in tl.range(tl.program_id(axis=0), num_tiles, num_programs, flatten=True):
+    for tile_id in tl.range(
+        tl.program_id(axis=0), num_tiles, num_programs, flatten=True, warp_specialize=WARP_SPECIALIZE
+    ):
         pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
@@ -394,13 +400,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 
     def launch(cfg: GemmConfig):
         tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
-        if cfg.variant == "tma":
+        if cfg.variant in ("tma", "tma_ws"):
             a_desc, a_t = _descriptor(a, cfg.block_m, cfg.block_k, k_dim=1)
             b_desc, b_t = _descriptor(b, cfg.block_n, cfg.block_k, k_dim=0)
             programs = min(tiles, _sm_count(a.device))
             return _start(_gemm_tma_kernel, (programs,))(
                 a_desc, b_desc, c, *epilogue_args, M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
-                A_T=a_t, B_T=b_t, **mainloop(cfg), **epilogue,
+                A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue,
             )  # fmt: skip
         if cfg.split_k == 1:
             return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c), **pointer_meta(cfg))
@@ -414,7 +420,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         return compiled
 
     def ineligible(cfg: GemmConfig) -> str | None:
-        if cfg.variant != "tma":
+        if cfg.variant not in ("tma", "tma_ws"):
             return None
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
         return "; ".join(reasons) or None
@@ -425,7 +431,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         # compiled kernel depends on those only: shapes and strides are launch-time values).
         jobs = []
         for cfg in cfgs:
-            if cfg.variant == "tma":
+            if cfg.variant in ("tma", "tma_ws"):
                 a_t, b_t = a.stride(1) != 1, b.stride(1) != 1
                 a_block = [cfg.block_k, cfg.block_m] if a_t else [cfg.block_m, cfg.block_k]
                 b_block = [cfg.block_n, cfg.block_k] if b_t else [cfg.block_k, cfg.block_n]
@@ -434,7 +440,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                     *(x.dtype for x in epilogue_args), M, N, K, c.stride(0), c.stride(1), bias_stride,
                     min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device)),
                 )  # fmt: skip
-                jobs.append(("tma", args, dict(A_T=a_t, B_T=b_t, **mainloop(cfg), **epilogue)))
+                ws = cfg.variant == "tma_ws"
+                jobs.append(("tma", args, dict(A_T=a_t, B_T=b_t, WARP_SPECIALIZE=ws, **mainloop(cfg), **epilogue)))
                 continue
             args = pointer_args(cfg, c)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):

@@ -86,6 +86,7 @@ B200 = TargetSpec(
     peak_tflops=PeakRates(fp32=75.0, tf32=1100.0, fp16=2250.0, bf16=2250.0, fp8=4500.0),
     mem_bandwidth_gbs=8000.0,  # datasheet: 8 TB/s HBM3e
     tma=True,  # compute capability 10.0 keeps Hopper's TMA
+    auto_warp_specialize=True,  # Triton 3.6 partitions warp-specialized loops on sm_100 (compiled offline)
     description="NVIDIA B200 (Blackwell)",
     **_NV_COMMON,
 )

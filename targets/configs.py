@@ -12,9 +12,11 @@ Rules (the first seed's, made concrete):
 - Blocks are not larger than the (power-of-two rounded) problem.
 - Kernel variants: "tile" (one program per output tile, pointer loads) always;
   "tma" (persistent, one program per SM looping over tiles, operands through
-  tensor descriptors) on chips with a TMA and tiles of >= 64 rows; "splitk"
-  (K cut into `split_k` slices reduced in a second pass) when one wave of
-  tiles leaves SMs idle and K is long enough to cut.
+  tensor descriptors) on chips with a TMA and tiles of >= 64 rows; "tma_ws"
+  (the same, warp-specialized into producer and consumer partitions) where
+  the spec says the compiler applies it; "splitk" (K cut into `split_k`
+  slices reduced in a second pass) when one wave of tiles leaves SMs idle and
+  K is long enough to cut.
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
 """
@@ -29,7 +31,7 @@ from dataclasses import asdict, dataclass
 from targets.spec import TargetSpec
 
 MAX_CONFIGS = 64
-VARIANTS = ("tile", "tma", "splitk")
+VARIANTS = ("tile", "tma", "tma_ws", "splitk")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 WARPS = (4, 8)
@@ -82,8 +84,8 @@ class GemmConfig:
         base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
-        if self.variant == "tma":
-            return f"{base}-tma"
+        if self.variant in ("tma", "tma_ws"):
+            return f"{base}-{self.variant.replace('_', '-')}"
         if self.variant == "splitk":
             return f"{base}-sk{self.split_k}"
         return base
@@ -168,6 +170,8 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int)
     for cfg in tiles:
         if spec.tma and cfg.block_m >= 64:
             out.append(dataclasses.replace(cfg, variant="tma"))
+            if spec.auto_warp_specialize:
+                out.append(dataclasses.replace(cfg, variant="tma_ws"))
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
         if programs >= spec.sm_count:
@@ -226,7 +230,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
         round(wave_eff * useful * reuse_eff, 2),
-        cfg.variant == "tma",  # asynchronous bulk copies free the warps for the math
+        cfg.variant in ("tma", "tma_ws"),  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency
         cfg.block_k * nbytes >= 128,  # K steps of >= 128 bytes: wide loads, fewer loop iterations
         cfg.num_stages,

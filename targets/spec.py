@@ -67,6 +67,10 @@ class TargetSpec:
     # Tensor memory accelerator: bulk asynchronous tile copies through tensor
     # descriptors (NVIDIA sm_90 and later). Enables the persistent TMA kernel.
     tma: bool = False
+    # Triton's automatic warp specialization (`tl.range(..., warp_specialize=True)`) takes effect:
+    # Triton 3.6 splits the loop into producer/consumer partitions on sm_100 and later, and ignores
+    # the request on sm_90 (both checked on kernels compiled offline, docs/BENCHMARKS.md).
+    auto_warp_specialize: bool = False
     description: str = ""
 
     def __post_init__(self) -> None:
@@ -99,8 +103,11 @@ class TargetSpec:
             raise TypeError(f"TargetSpec {self.name}: peak_tflops must be a PeakRates, got {type(self.peak_tflops)}")
         if self.mem_bandwidth_gbs is not None and self.mem_bandwidth_gbs <= 0:
             raise ValueError(f"TargetSpec {self.name}: mem_bandwidth_gbs must be positive or None")
-        if not isinstance(self.tma, bool):
-            raise TypeError(f"TargetSpec {self.name}: tma must be a bool, got {self.tma!r}")
+        for flag in ("tma", "auto_warp_specialize"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"TargetSpec {self.name}: {flag} must be a bool, got {getattr(self, flag)!r}")
+        if self.auto_warp_specialize and not self.tma:
+            raise ValueError(f"TargetSpec {self.name}: auto_warp_specialize needs tma (it specializes the TMA kernel)")
         if len(self.mma_tile) != 3 or any(not isinstance(t, int) or t <= 0 or t % 8 for t in self.mma_tile):
             raise ValueError(
                 f"TargetSpec {self.name}: mma_tile must be three positive multiples of 8, got {self.mma_tile!r}"

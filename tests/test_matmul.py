@@ -195,6 +195,7 @@ VARIANT_CONFIGS = [
     GemmConfig(32, 32, 32, 4, 2),
     GemmConfig(16, 32, 16, 4, 2, variant="splitk", split_k=3),  # K slices of unequal length (K=72: 2+2+1 steps)
     GemmConfig(64, 32, 32, 4, 2, variant="tma"),  # tiles larger than M: descriptor loads zero-fill
+    GemmConfig(64, 64, 32, 4, 2, variant="tma_ws"),  # warp specialization: a compiler matter, same results
 ]
 
 

@@ -81,3 +81,30 @@ def test_bad_input_is_refused_by_name(library, tmp_path):
     assert proc.returncode == 2 and "tuned with Triton 0.0.1" in proc.stderr
     proc = cli("--target", "h200", "--library", str(tmp_path / "missing.json"))
     assert proc.returncode == 2 and "missing.json" in proc.stderr
+
+
+WS_CHECK = """
+import re, sys, torch
+from triton.runtime import driver
+import kernels.matmul  # noqa: F401
+from ci.resources import _offline_driver
+from targets import GemmConfig
+m = sys.modules["kernels.matmul"]
+driver.set_active(_offline_driver(int(sys.argv[1])))
+a, b, out = torch.empty(512, 512, dtype=torch.float16), torch.empty(512, 512, dtype=torch.float16), torch.empty(512, 512, dtype=torch.float16)
+with m.compile_only(132) as kernels:
+    m.matmul(a, b, out=out, config=GemmConfig(128, 128, 64, 4, 3, variant="tma_ws"))
+print(len(re.findall("setmaxnreg", kernels[0].asm["ptx"])), kernels[0].metadata.num_warps)
+"""
+
+
+@pytest.mark.parametrize(("capability", "partitioned"), [(100, True), (90, False)])
+def test_warp_specialization_takes_effect_where_the_spec_says(capability, partitioned):
+    # The source of TargetSpec.auto_warp_specialize: on sm_100 the compiler splits the TMA kernel's
+    # loop into partitions (register rebalancing between them, extra warps); on sm_90 it does not.
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", WS_CHECK, str(capability)], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    setmaxnreg, warps = map(int, proc.stdout.split())
+    assert (setmaxnreg > 0 and warps > 4) == partitioned

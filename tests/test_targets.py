@@ -107,7 +107,7 @@ def test_gemm_config_validates_itself():
     assert str(GemmConfig(128, 256, 64, 8, 3)) == "BM128-BN256-BK64-w8-s3-g8"
     assert str(GemmConfig(128, 256, 64, 8, 3, variant="tma")) == "BM128-BN256-BK64-w8-s3-g8-tma"
     assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sk8"
-    with pytest.raises(ValueError, match="variant must be one of tile, tma, splitk, got 'streamk'"):
+    with pytest.raises(ValueError, match="variant must be one of tile, tma, tma_ws, splitk, got 'streamk'"):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk")
@@ -119,6 +119,9 @@ def test_tma_variant_only_on_chips_with_a_tma():
     for name, spec in CATALOGUE.items():
         variants = {c.variant for c in candidate_configs(spec, "fp16", 4096, 4096, 4096)}
         assert ("tma" in variants) == spec.tma, name
+        assert ("tma_ws" in variants) == spec.auto_warp_specialize, name
+    assert get("b200").auto_warp_specialize and not get("h200").auto_warp_specialize
+    assert str(GemmConfig(128, 128, 64, 4, 3, variant="tma_ws")) == "BM128-BN128-BK64-w4-s3-g8-tma-ws"
     assert get("h200").tma and get("b200").tma and not get("a100-80gb").tma and not get("mi300x").tma
 
 
@@ -163,6 +166,8 @@ def test_target_spec_validates_itself(changes, message):
         TargetSpec(**_spec_kwargs(**changes))
     with pytest.raises(TypeError, match="tma must be a bool, got 'yes'"):
         TargetSpec(**_spec_kwargs(tma="yes"))
+    with pytest.raises(ValueError, match="auto_warp_specialize needs tma"):
+        TargetSpec(**_spec_kwargs(tma=False, auto_warp_specialize=True))
 
 
 def test_peak_rates_validate():
@@ -229,4 +234,5 @@ def test_unknown_gpu_gets_a_spec_from_its_properties_with_a_warning():
     assert spec.arch == "sm_120" and spec.sm_count == 170 and spec.smem_per_block_bytes == 101376
     assert spec.peak_tflops.get("fp16") is None
     assert spec.tma, "compute capability 9.0 and later have a TMA"
+    assert spec.auto_warp_specialize, "Triton partitions warp-specialized loops from sm_100 on"
     assert candidate_configs(spec, "fp16", 4096, 4096, 4096), "an unknown chip still gets a config space"
