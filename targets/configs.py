@@ -176,10 +176,13 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int)
         k_iters = math.ceil(K / cfg.block_k)
         if programs >= spec.sm_count:
             continue  # a full wave already: splitting K only adds the reduction
-        # The smallest split that fills the chip, and twice that; each slice keeps
-        # >= 2 K iterations (one would leave the software pipeline nothing to overlap).
+        # The smallest split that fills the chip, and twice that; decode shapes (M <= 16,
+        # bound by reading B) also 4x, up to 8 programs per SM, to keep more loads in flight.
+        # Each slice keeps >= 2 K iterations (one would leave the pipeline nothing to overlap).
         fill = [s for s in SPLITS if programs * s >= spec.sm_count] or [SPLITS[-1]]
-        for s in dict.fromkeys([fill[0], *(x for x in SPLITS if x == 2 * fill[0])]):
+        factors = (1, 2, 4) if M <= 16 else (1, 2)
+        splits = [x for x in SPLITS if x in {f * fill[0] for f in factors}]
+        for s in [x for x in splits if x == fill[0] or programs * x <= 8 * spec.sm_count]:
             slice_iters = math.ceil(k_iters / s)
             if slice_iters >= 2 and cfg.num_stages <= slice_iters:
                 out.append(dataclasses.replace(cfg, variant="splitk", split_k=s))

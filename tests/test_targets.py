@@ -135,8 +135,15 @@ def test_split_k_only_where_one_wave_leaves_sms_idle():
         assert split, shape
         for c in split:
             tiles = math.ceil(shape[0] / c.block_m) * math.ceil(shape[1] / c.block_n)
-            assert tiles < h200.sm_count <= tiles * c.split_k * 2  # fills the chip, and not far beyond
+            assert tiles < h200.sm_count <= tiles * c.split_k * 2  # fills the chip ...
+            fill = min(x for x in (2, 4, 8, 16) if tiles * x >= h200.sm_count)
+            decode = shape[0] <= 16
+            assert c.split_k in ((fill, 2 * fill, 4 * fill) if decode else (fill, 2 * fill))  # ... and not far beyond
+            assert c.split_k == fill or tiles * c.split_k <= 8 * h200.sm_count
             assert math.ceil(math.ceil(shape[2] / c.block_k) / c.split_k) >= max(2, c.num_stages)
+    # Decode shapes get deeper splits than prefill ones (memory-bound: more loads in flight).
+    deep = [c for c in candidate_configs(h200, "fp16", 1, 4096, 4096) if c.variant == "splitk"]
+    assert max(c.split_k for c in deep) >= 8
     # Split-K is among the first candidates a timed search tries there.
     assert any(c.variant == "splitk" for c in candidate_configs(h200, "fp16", 16, 4096, 4096)[:4])
     # Too short a K to cut: no slices of a single step.
