@@ -71,4 +71,54 @@ def main(args) -> int:
         f"\n{len(rows)} cells over {len(args.files)} runs; worst CV {100 * worst:.2f}%; "
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time)"
     )
+    if args.clocks and over:
+        print(clock_report(args.files, over))
     return 0
+
+
+def clock_states(result_path) -> dict[str, dict]:
+    """{cell: {"before": state, "after": state}} from the context `gemmwatch run` wrote beside a result file.
+
+    The context lives in <results>/../context/<machine>/<commit8>-<stamp>/<Suite>.json; the newest
+    stamp of the file's commit is used. Cells measured without NVML (or before per-cell states were
+    recorded) are absent.
+    """
+    import json
+    from pathlib import Path
+
+    result = load(result_path)
+    path = Path(result_path)
+    context_root = path.parent.parent.parent / "context" / path.parent.name
+    runs = sorted(context_root.glob(f"{result.commit[:8]}-*")) if context_root.is_dir() else []
+    states: dict[str, dict] = {}
+    for suite_file in sorted(runs[-1].glob("*.json")) if runs else []:
+        cells = json.loads(suite_file.read_text()).get("cells", {})
+        for cell, entry in cells.items():
+            if entry.get("state_before") or entry.get("state_after"):
+                states[cell] = {"before": entry.get("state_before") or {}, "after": entry.get("state_after") or {}}
+    return states
+
+
+def clock_report(files, cells: list[str]) -> str:
+    """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling."""
+    per_run = [clock_states(path) for path in files]
+    lines = ["", "Clock state around each noisy cell's rounds, per run (SM MHz before -> after, W after, throttle):"]
+    for cell in cells:
+        parts = []
+        for states in per_run:
+            state = states.get(cell)
+            if not state:
+                parts.append("-")
+                continue
+            before, after = state["before"], state["after"]
+            throttle = ",".join(after.get("throttle_names") or []) or "none"
+            parts.append(
+                f"{before.get('sm_clock_mhz', '?')}->{after.get('sm_clock_mhz', '?')} MHz "
+                f"{after.get('power_w', '?')} W {throttle}"
+            )
+        lines.append(f"  {cell:<40} " + " | ".join(parts))
+    if all(not states for states in per_run):
+        lines.append(
+            "  (no per-cell clock states in these runs' context: measured without NVML, or before they were recorded)"
+        )
+    return "\n".join(lines)

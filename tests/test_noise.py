@@ -1,0 +1,60 @@
+"""`gemmwatch noise`: A/A variation per cell, and the clock state each noisy cell was measured in."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from asv_fixtures import write_results
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None):
+    rng = np.random.default_rng(len(name))
+    cells = {
+        ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
+        ("Matmul", "16x4096x4096", "fp16"): {"ratio": list(rng.normal(noisy_ratio, 1e-4, 10)), "triton": [2e-5] * 10},
+    }
+    result = write_results(tmp_path / name / "results" / "h200" / f"{commit[:8]}-existing-py.json", commit, cells)
+    if clocks is not None:
+        context = tmp_path / name / "context" / "h200" / f"{commit[:8]}-20261129T120000"
+        context.mkdir(parents=True)
+        before, after, power, throttle = clocks
+        cell_states = {"fp16 16x4096x4096": {
+            "state_before": {"sm_clock_mhz": before}, "state_after": {"sm_clock_mhz": after, "power_w": power,
+                                                                      "throttle_names": throttle}}}  # fmt: skip
+        (context / "Matmul.json").write_text(json.dumps({"suite": "Matmul", "cells": cell_states}))
+    return result
+
+
+def noise(*args):
+    return subprocess.run([sys.executable, "-m", "ci.cli", "noise", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
+    a = _run(tmp_path, "a", "aaaaaaaa11", 0.95, 1.00, clocks=(1980, 1755, 690.5, ["sw_power_cap"]))
+    b = _run(tmp_path, "b", "aaaaaaaa11", 0.95, 1.04, clocks=(1980, 1980, 402.0, []))
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0, proc.stderr
+    table = {line.split()[1]: line for line in proc.stdout.splitlines() if line.startswith("fp16 ")}
+    assert table["16x4096x4096"].split()[2] == "2.77%"  # CV of 1.00 and 1.04
+    assert table["4096x4096x4096"].split()[2] == "0.00%"
+    assert "2 cells over 2 runs" in proc.stdout and "1 cells above the 0.5% goal" in proc.stdout
+    clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
+    assert "1980->1755 MHz 690.5 W sw_power_cap | 1980->1980 MHz 402.0 W none" in clocks
+
+
+def test_runs_without_recorded_clock_states_say_so(tmp_path):
+    a = _run(tmp_path, "a", "bbbbbbbb22", 0.95, 1.00)
+    b = _run(tmp_path, "b", "bbbbbbbb22", 0.95, 1.04)
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0 and "no per-cell clock states" in proc.stdout
+
+
+def test_noise_needs_two_files(tmp_path):
+    a = _run(tmp_path, "a", "cccccccc33", 0.95, 1.00)
+    proc = noise(a)
+    assert proc.returncode == 2 and "at least two result files" in proc.stderr
