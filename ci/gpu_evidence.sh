@@ -39,4 +39,4 @@ if enough_time 60; then GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJEC
 
 files=$(ls "$out"/{cold,warm,warm2}/results/*/*-*.json 2>/dev/null | grep -v machine.json)
 # shellcheck disable=SC2086
-python3 -m ci.cli noise $files > "$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+python3 -m ci.cli noise --clocks $files > "$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
