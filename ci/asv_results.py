@@ -49,6 +49,12 @@ class ResultFile:
     env_name: str
     machine_params: dict
     entries: list[Entry]
+    date: int = 0  # asv's "date" of the measured commit (ms since the epoch), 0 if absent
+
+    @property
+    def machine_key(self) -> tuple[str, str]:
+        """(machine, Triton version): the runs whose noise can be compared with each other."""
+        return (str(self.machine_params.get("machine", "?")), str(self.machine_params.get("triton", "?")))
 
     def metric_by_suite(self, name: str) -> dict[tuple[str, str], Entry]:
         """{(suite, cell): entry} for one track_ benchmark, e.g. ('Matmul', 'fp16 4096x4096x4096')."""
@@ -101,4 +107,6 @@ def load(path: str | Path) -> ResultFile:
                     ci_99=(a, b) if a is not None and b is not None else None,
                 )
             )
-    return ResultFile(path, data["commit_hash"], data.get("env_name", ""), data["params"], entries)
+    return ResultFile(
+        path, data["commit_hash"], data.get("env_name", ""), data["params"], entries, data.get("date") or 0
+    )

@@ -49,7 +49,11 @@ def _add_base_head(p: argparse.ArgumentParser) -> None:
                    help="reports of `gemmwatch recheck` (one per target): their verdicts replace those cells' verdicts")  # fmt: skip
     p.add_argument("--recheck-from", metavar="DIR", help="every recheck.json below DIR (e.g. the downloaded artifacts)")
     p.add_argument("--history", nargs="+", metavar="RESULT.json",
-                   help="earlier runs (e.g. of main) on the same machine: their run-to-run spread widens each cell's interval")  # fmt: skip
+                   help="earlier runs (e.g. of main): their run-to-run spread, per machine and Triton version, "
+                        "widens each cell's interval")  # fmt: skip
+    p.add_argument("--history-from", metavar="DIR",
+                   help="every result file below DIR as --history (e.g. a checkout of the results store); "
+                        "the newest 20 runs per machine and Triton version are used")  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

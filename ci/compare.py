@@ -57,10 +57,40 @@ def find_results(results_dir: Path, commit: str, machine: str | None) -> dict[tu
     return found
 
 
+HISTORY_RUNS = 20  # newest runs per machine and Triton version that a noise estimate uses
+
+
+def history_noise(paths) -> dict[tuple[str, str], dict]:
+    """Run-to-run noise per (machine, Triton version) from earlier result files.
+
+    Runs of other machines or Triton versions never mix (a cell's spread across
+    two different GPUs is not noise). Per group, the newest HISTORY_RUNS runs
+    by asv's commit date, in date order.
+    """
+    groups: dict[tuple[str, str], list] = {}
+    for path in paths:
+        result = load(path)
+        groups.setdefault(result.machine_key, []).append(result)
+    return {key: between_run_noise(sorted(runs, key=lambda r: r.date)[-HISTORY_RUNS:]) for key, runs in groups.items()}
+
+
+def _history_paths(args) -> list[str]:
+    paths = list(getattr(args, "history", None) or [])
+    directory = getattr(args, "history_from", None)
+    if directory:
+        if not Path(directory).is_dir():
+            raise InputError(f"--history-from {directory}: not a directory")
+        paths += sorted(
+            str(p) for p in Path(directory).rglob("*.json") if p.name not in ("machine.json", "benchmarks.json")
+        )
+    return paths
+
+
 def comparisons_from_args(args) -> list[Comparison]:
     settings = load_settings(args.config)
     axis = getattr(args, "axis", "commit")
-    noise = between_run_noise([load(f) for f in args.history]) if getattr(args, "history", None) else None
+    paths = _history_paths(args)
+    noise = history_noise(paths) if paths else None
     comparisons = _comparisons(args, settings, axis, noise)
     reports = list(getattr(args, "recheck", None) or [])
     if getattr(args, "recheck_from", None):
@@ -76,7 +106,7 @@ def _comparisons(args, settings, axis, noise) -> list[Comparison]:
             raise InputError("give both --base-results and --head-results")
         base, head = load(args.base_results), load(args.head_results)
         _check_same_benchmarks(base, head)
-        return [compare(base, head, settings, axis=axis, noise=noise)]
+        return [compare(base, head, settings, axis=axis, noise=_noise_for(noise, base))]
     if not (args.base and args.head):
         raise InputError("give --base and --head commits, or --base-results and --head-results files")
     repo = Path(args.checkout or Path.cwd())
@@ -92,8 +122,13 @@ def _comparisons(args, settings, axis, noise) -> list[Comparison]:
     for key in common:
         base, head = load(base_files[key]), load(head_files[key])
         _check_same_benchmarks(base, head)
-        out.append(compare(base, head, settings, axis=axis, noise=noise))
+        out.append(compare(base, head, settings, axis=axis, noise=_noise_for(noise, base)))
     return out
+
+
+def _noise_for(noise: dict | None, base) -> dict | None:
+    """The history noise of the base's machine and Triton version (None: no history for it)."""
+    return (noise or {}).get(base.machine_key)
 
 
 def apply_recheck(comparisons: list[Comparison], paths: list[str]) -> None:

@@ -127,3 +127,38 @@ def test_comment_posts_then_edits_through_the_cli(results):
         bad = subprocess.run([sys.executable, "-m", "ci.cli", *args], cwd=ROOT, capture_output=True, text=True,
                              env={**env, "GITHUB_TOKEN": "wrong"})  # fmt: skip
         assert bad.returncode == 3 and "authentication failed" in bad.stderr
+
+
+def _history(root, machine, factors, rng):
+    """Runs of main on one machine, laid out as the results store holds them; `factors` move all cells per run."""
+    for i, factor in enumerate(factors):
+        commit = f"{i + 1:02d}" * 20
+        write_results(root / machine / f"{commit[:8]}-existing-py.json", commit, _cells(rng, factor),
+                      machine={"machine": machine})  # fmt: skip
+
+
+def test_history_from_a_store_is_used_per_machine(tmp_path):
+    rng = np.random.default_rng(5)
+    results = tmp_path / "results"
+    for machine in ("h200", "mi300x"):
+        write_results(
+            results / machine / f"{BASE[:8]}-existing-py.json", BASE, _cells(rng), machine={"machine": machine}
+        )
+        write_results(results / machine / f"{HEAD[:8]}-existing-py.json", HEAD, _cells(rng, 1.03),
+                      machine={"machine": machine})  # fmt: skip
+    store = tmp_path / "store"
+    _history(store, "h200", [1.0, 1.04, 0.98, 1.03, 0.97], rng)  # this machine's runs wander by ~3%
+    _history(store, "mi300x", [1.0, 1.0, 1.0, 1.0, 1.0], rng)  # this one's do not
+    args = ["compare", "--base", BASE, "--head", HEAD, "--results-dir", str(results), "--json"]
+    plain = json.loads(cli(*args).stdout)
+    assert {c["verdict"] for c in plain["cells"]} == {"regressed"}
+    proc = cli(*args, "--history-from", str(store))
+    verdicts = {(c["machine"], c["verdict"]) for c in json.loads(proc.stdout)["cells"]}
+    # The same 3% shift is within h200's run-to-run noise, and far outside mi300x's.
+    assert verdicts == {("h200", "noisy"), ("mi300x", "regressed")}, proc.stderr
+
+
+def test_history_from_must_be_a_directory(results, tmp_path):
+    proc = cli("compare", "--base", BASE, "--head", HEAD, "--results-dir", str(results),
+               "--history-from", str(tmp_path / "nope"))  # fmt: skip
+    assert proc.returncode == 2 and "--history-from" in proc.stderr and "not a directory" in proc.stderr

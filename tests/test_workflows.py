@@ -419,8 +419,12 @@ def test_pr_comment_workflow_treats_the_artifacts_as_data():
     assert "'cancelled'" in job["if"] and "'skipped'" in job["if"]
 
     # Only the default branch's code: no ref, no other repository, nothing fetched from the PR.
-    for step in steps_using(job, "actions/checkout"):
-        assert set(step.get("with", {})) <= {"persist-credentials"}, step
+    code, store = steps_using(job, "actions/checkout")
+    assert set(code.get("with", {})) <= {"persist-credentials"}, code
+    # ... and main's results store, this repository's data branch, as data beside it (read as JSON
+    # by compare for the run-to-run noise; optional: a new repository has none yet).
+    assert store["with"] == {"ref": "gemmwatch-results", "path": ".store", "persist-credentials": False}
+    assert store["continue-on-error"] is True
     for step in job["steps"]:
         assert not re.search(r"\bgit\s+(checkout|switch|fetch|pull|worktree)\b", step.get("run", "")), step["name"]
 
@@ -434,6 +438,7 @@ def test_pr_comment_workflow_treats_the_artifacts_as_data():
     assert 'ci.cli merge --into "$MERGED" "${sources[@]}"' in merge and 'sources+=("$ARTIFACTS/results-$t")' in merge
     post = scripts["post"]
     assert "ci.cli comment --repo" in post["run"] and "--dashboard-url" in post["run"]
+    assert '--history-from "$history"' in post["run"] and "history=.store/results" in post["run"]
     assert post["env"]["GITHUB_TOKEN"] == "${{ secrets.GITHUB_TOKEN }}"
     # The PR record is checked: number and SHAs by pattern, the PR's current head by the API.
     meta = scripts["meta"]["run"]
