@@ -546,8 +546,10 @@ def _warmup_in_worker(kernel: str, arg_types: tuple, meta: dict) -> None:
         return
     from triton.tools.tensor_descriptor import TensorDescriptor
 
+    # A host scratch tensor: the compiled kernel depends on the descriptor's dtype and block
+    # only, and a CUDA one would give every idle worker its own GPU context.
     args = [
-        TensorDescriptor.from_tensor(torch.empty(x[2], dtype=x[1], device="cuda"), x[2])
+        TensorDescriptor.from_tensor(torch.empty(x[2], dtype=x[1]), x[2])
         if isinstance(x, tuple) and x and x[0] == "descriptor"
         else x
         for x in arg_types

@@ -108,3 +108,49 @@ def test_warp_specialization_takes_effect_where_the_spec_says(capability, partit
     assert proc.returncode == 0, proc.stderr
     setmaxnreg, warps = map(int, proc.stdout.split())
     assert (setmaxnreg > 0 and warps > 4) == partitioned
+
+
+PRECOMPILE_CHECK = """
+import sys, torch
+from triton.runtime import driver
+import kernels.matmul  # noqa: F401
+from ci.resources import _offline_driver
+from kernels import autotune
+from targets import GemmConfig
+m = sys.modules["kernels.matmul"]
+driver.set_active(_offline_driver(90))
+captured = {}
+def fake_run(key, launch, *, forced=None, precompile=None, ineligible=None):
+    captured.update(launch=launch, precompile=precompile)
+autotune.run = fake_run
+a, b = torch.empty(256, 192, dtype=torch.float16), torch.empty(192, 320, dtype=torch.float16).t().contiguous().t()
+with m.compile_only(132):
+    m.matmul(a, b)  # autotune.run is replaced: this only builds the launcher's closures
+jobs = []
+autotune.compile_in_parallel = lambda worker, js: jobs.extend((worker, j) for j in js)
+configs = [GemmConfig(128, 64, 64, 4, 3, variant="tma"), GemmConfig(64, 64, 64, 4, 3),
+           GemmConfig(64, 64, 32, 4, 2, variant="splitk", split_k=2)]
+with m.compile_only(132):  # the SM count the persistent kernel's program count comes from
+    captured["precompile"](configs)
+for cfg, (worker, job) in zip(configs, jobs):
+    with m.compile_only(132) as launched:
+        captured["launch"](cfg)
+    kernel = m._gemm_tma_kernel if job[0] == "tma" else m._gemm_kernel
+    original = kernel.warmup
+    hashes = []
+    kernel.warmup = lambda *args, **kw: hashes.append(original(*args, **kw).hash)
+    worker(*job)
+    kernel.warmup = original
+    print(cfg, hashes[0] == launched[0].hash)
+"""
+
+
+def test_the_compile_workers_build_the_binaries_the_launch_uses():
+    # The parallel precompile sends types, not tensors (and descriptors as dtype + block); what the
+    # workers compile must be the very binary the launch then looks up, or the cache is useless.
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", PRECOMPILE_CHECK], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")[:-1]
+    assert len(lines) == 3 and all(line.endswith(" True") for line in lines), proc.stdout
