@@ -21,7 +21,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from targets import candidate_configs, detect, shape_bucket
+# Module-level imports only: `gemmwatch recheck` loads two trees' `kernels` into one process, and an
+# import inside a function would find whichever `targets` sys.modules holds then (the runner's), not
+# this tree's (its tuned library, its candidate space).
+from targets import candidate_configs, detect, library, shape_bucket
 from targets.configs import GemmConfig
 
 DEFAULT_TOP_K = 12  # candidates timed per shape bucket; ~1 s of compile each
@@ -56,9 +59,7 @@ class ProblemKey:
 
     def library_key(self) -> str:
         """The key of this problem's bucket in the tuned-config library."""
-        from targets.library import entry_key
-
-        return entry_key(self.op, self.dtype, self.precision, self.layout, shape_bucket(self.M, self.N, self.K))
+        return library.entry_key(self.op, self.dtype, self.precision, self.layout, shape_bucket(self.M, self.N, self.K))
 
 
 @dataclass
@@ -169,8 +170,6 @@ def compile_in_parallel(worker, jobs: list[tuple]) -> None:
 def _tuned(key: ProblemKey, target: str) -> GemmConfig | None:
     """The config `gemmwatch tune` measured best for this problem's bucket (targets/tuned/), if any."""
     import triton
-
-    from targets import library
 
     return library.lookup(target, triton.__version__, key.library_key())
 

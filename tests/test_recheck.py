@@ -78,3 +78,30 @@ def test_paired_change_sees_a_shift_that_drift_hides():
     head = list(1.03e-4 * drift * np.exp(rng.normal(0, 0.002, 30)))
     change, (low, high), p = paired_change(base, head, 0.95)
     assert change == pytest.approx(0.03, abs=0.003) and low < 0.03 < high and p < 1e-4
+
+
+def test_each_tree_uses_its_own_tuned_library(repo, tmp_path):
+    # A PR that changes targets/tuned/ changes what its kernels launch; recheck must see that.
+    import shutil
+
+    import torch
+    import triton
+
+    import kernels
+    from ci.recheck import load_tree
+    from targets import GemmConfig
+
+    tree = tmp_path / "tree"
+    shutil.copytree(repo, tree, ignore=shutil.ignore_patterns(".git"))
+    chosen = GemmConfig(16, 32, 16, 4, 1, variant="splitk", split_k=2)
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    library = {"target": "cpu-interpreter", "triton": triton.__version__, "meta": {},
+               "entries": {key: {"config": chosen.as_dict()}}}  # fmt: skip
+    (tree / "targets" / "tuned").mkdir(exist_ok=True)
+    (tree / "targets" / "tuned" / f"cpu-interpreter-triton{triton.__version__}.json").write_text(json.dumps(library))
+    theirs = load_tree(tree)
+    a, b = torch.randn(50, 60).half(), torch.randn(60, 40).half()
+    theirs.matmul(a, b)
+    assert (theirs.autotune.last().method, str(theirs.autotune.last().config)) == ("tuned", str(chosen))
+    kernels.matmul(a, b)  # this tree has no library for the interpreter
+    assert kernels.autotune.last().method != "tuned"
