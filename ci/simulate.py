@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from ci.asv_results import Entry, ResultFile, ResultsError, load
-from ci.decision import Verdict, between_run_noise, compare, load_settings
+from ci.decision import Verdict, compare, load_settings
 
 SAMPLED = ("track_ratio", "track_triton_time")
 
@@ -34,10 +34,10 @@ def _resampled(run: ResultFile, rng, factor: float = 1.0) -> ResultFile:
 
 
 def simulate(
-    runs: list[ResultFile], *, trials: int, slowdowns: list[float], settings, seed: int = 0, history=None
+    runs: list[ResultFile], *, trials: int, slowdowns: list[float], settings, seed: int = 0, noise=None
 ) -> dict:
+    """`noise`: per-cell run-to-run noise ({(suite, cell): sigma}, see `ci.compare.history_noise`) or None."""
     rng = np.random.default_rng(seed)
-    noise = between_run_noise(history) if history else None
     report = {"trials": trials, "aa_alerts": [], "detection": {}}
     pairs = [(i, j) for i in range(len(runs)) for j in range(len(runs)) if i != j]
     for t in range(trials):
@@ -76,10 +76,20 @@ def main(args) -> int:
     except (ResultsError, ValueError) as err:
         print(f"gemmwatch simulate: {err}", file=sys.stderr)
         return 2
-    history = [load(f) for f in args.history] if args.history else None
-    report = simulate(
-        runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, history=history
-    )
+    noise = None
+    if args.history:
+        from ci.compare import history_noise
+
+        try:
+            by_machine = history_noise(args.history)
+        except ResultsError as err:
+            print(f"gemmwatch simulate: {err}", file=sys.stderr)
+            return 2
+        key = runs[0].machine_key
+        noise = by_machine.get(key)
+        if noise is None:
+            print(f"gemmwatch simulate: no --history run is of {key[0]} with Triton {key[1]}: no noise history used")
+    report = simulate(runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, noise=noise)
     alerts = report["aa_alerts"]
     print(
         f"A/A: {sum(alerts)} false alarms in {len(alerts)} simulated PR runs "

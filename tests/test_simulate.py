@@ -1,0 +1,67 @@
+"""`gemmwatch simulate`: false alarms and detection of the decision, by resampling measured runs."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from asv_fixtures import cell_samples, write_results
+
+ROOT = Path(__file__).resolve().parent.parent
+SHAPES = ("16x4096x4096", "4096x4096x4096", "128x4096x14336")
+
+
+def _run(path, rng, machine="h200", shift=None):
+    """One run of the same commit: every cell's rounds around 1.0 (ratio) with 0.3% spread."""
+    shift = shift or {}
+    cells = {
+        ("Matmul", s, d): {
+            "ratio": cell_samples(rng, shift.get(f"{d} {s}", 1.0)),
+            "triton": cell_samples(rng, 1e-4 * shift.get(f"{d} {s}", 1.0)),
+        }
+        for s in SHAPES
+        for d in ("fp16", "bf16")
+    }
+    return write_results(path, "a" * 40, cells, machine={"machine": machine})
+
+
+def simulate(*args):
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, args), "--trials", "20"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    alarms = int(re.search(r"A/A: (\d+) false alarms", proc.stdout).group(1))
+    detected = {int(m[0]): float(m[1]) for m in re.findall(r"injected \+(\d+)%: detected in ([\d.]+)%", proc.stdout)}
+    return alarms, detected, proc.stdout
+
+
+def test_quiet_runs_raise_no_alarm_and_a_5_percent_slowdown_is_caught(tmp_path):
+    rng = np.random.default_rng(1)
+    runs = [_run(tmp_path / f"r{i}.json", rng) for i in range(2)]
+    alarms, detected, _ = simulate(*runs)
+    assert alarms == 0
+    # 0.3% spread: +5% always stands out; +2% sits at the 2% threshold itself, so it is caught often, not always.
+    assert detected[5] == 100.0 and 50.0 <= detected[2] < 100.0
+
+
+def test_a_cross_run_shift_alarms_unless_the_machines_history_knows_it(tmp_path):
+    rng = np.random.default_rng(2)
+    cell = "fp16 4096x4096x4096"
+    runs = [_run(tmp_path / "r0.json", rng), _run(tmp_path / "r1.json", rng, shift={cell: 1.03})]
+    alarms, _, _ = simulate(*runs)
+    # Half the simulated PRs have the shifted run as head: each of those calls the 3% shift a regression.
+    assert alarms >= 10
+    # Earlier runs of this machine wander by ~3% in that cell: its noise covers the shift.
+    history = [_run(tmp_path / f"h{i}.json", rng, shift={cell: f}) for i, f in enumerate([1.0, 1.03, 0.98, 1.02])]
+    alarms, detected, _ = simulate(*runs, "--history", *history)
+    assert alarms == 0 and detected[5] >= 80.0
+    # Runs of another machine are not this machine's noise.
+    other = [_run(tmp_path / f"o{i}.json", rng, "mi300x", {cell: f}) for i, f in enumerate([1.0, 1.03, 0.98, 1.02])]
+    alarms, _, out = simulate(*runs, "--history", *other)
+    assert alarms >= 10 and "no --history run is of h200 with Triton 3.6.0" in out
+
+
+def test_simulate_needs_two_runs(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", str(_run(tmp_path / "r.json",
+                           np.random.default_rng(3)))], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "two or more result files" in proc.stderr
