@@ -398,16 +398,23 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     def pointer_meta(cfg: GemmConfig) -> dict:
         return dict(mainloop(cfg), SPLIT_K=cfg.split_k, EVEN_K=K % cfg.block_k == 0, **epilogue)
 
+    def tma_call(cfg: GemmConfig, descriptor) -> tuple[int, tuple, dict]:
+        """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
+        makes each operand's descriptor argument (the real one, or its compile-time description)."""
+        (a_block, a_t), (b_block, b_t) = _descriptor_block(a, cfg, k_dim=1), _descriptor_block(b, cfg, k_dim=0)
+        programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
+        args = (
+            descriptor(a, a_block, a_t), descriptor(b, b_block, b_t), c, *epilogue_args,
+            M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
+        )  # fmt: skip
+        meta = dict(A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue)
+        return programs, args, meta
+
     def launch(cfg: GemmConfig):
         tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         if cfg.variant in ("tma", "tma_ws"):
-            a_desc, a_t = _descriptor(a, cfg.block_m, cfg.block_k, k_dim=1)
-            b_desc, b_t = _descriptor(b, cfg.block_n, cfg.block_k, k_dim=0)
-            programs = min(tiles, _sm_count(a.device))
-            return _start(_gemm_tma_kernel, (programs,))(
-                a_desc, b_desc, c, *epilogue_args, M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
-                A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue,
-            )  # fmt: skip
+            programs, args, meta = tma_call(cfg, _descriptor)
+            return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
         if cfg.split_k == 1:
             return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c), **pointer_meta(cfg))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
@@ -432,16 +439,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         jobs = []
         for cfg in cfgs:
             if cfg.variant in ("tma", "tma_ws"):
-                a_t, b_t = a.stride(1) != 1, b.stride(1) != 1
-                a_block = [cfg.block_k, cfg.block_m] if a_t else [cfg.block_m, cfg.block_k]
-                b_block = [cfg.block_n, cfg.block_k] if b_t else [cfg.block_k, cfg.block_n]
-                args = (
-                    ("descriptor", a.dtype, a_block), ("descriptor", b.dtype, b_block), c.dtype,
-                    *(x.dtype for x in epilogue_args), M, N, K, c.stride(0), c.stride(1), bias_stride,
-                    min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device)),
-                )  # fmt: skip
-                ws = cfg.variant == "tma_ws"
-                jobs.append(("tma", args, dict(A_T=a_t, B_T=b_t, WARP_SPECIALIZE=ws, **mainloop(cfg), **epilogue)))
+                _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block))
+                jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue
             args = pointer_args(cfg, c)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
@@ -524,19 +523,20 @@ def _tma_problem(t: torch.Tensor, name: str) -> str | None:
     return None
 
 
-def _descriptor(t: torch.Tensor, block_mn: int, block_k: int, *, k_dim: int):
-    """A tensor descriptor over `t` or its transpose, whichever is row-major; and whether transposed.
+def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:
+    """(block shape, transposed) of the descriptor over operand `t`: over `t` itself when it is
+    row-major, else over its transpose. `k_dim` is the dimension of `t` that is K (1 for A, 0 for B)."""
+    block_mn = cfg.block_m if k_dim == 1 else cfg.block_n
+    transposed = t.stride(1) != 1  # the same test as _tma_problem's
+    along_rows_is_k = (k_dim == 1) != transposed  # the descriptor's last dimension is K
+    return ([block_mn, cfg.block_k] if along_rows_is_k else [cfg.block_k, block_mn]), transposed
 
-    `k_dim` is the dimension of `t` that is K (1 for A, 0 for B); the tile is
-    block_mn x block_k in (M|N, K) terms.
-    """
+
+def _descriptor(t: torch.Tensor, block: list[int], transposed: bool):
+    """A tensor descriptor over `t` (or its transpose) with tiles of `block`."""
     from triton.tools.tensor_descriptor import TensorDescriptor
 
-    if t.stride(1) == 1:  # the same test as _tma_problem's
-        block = [block_mn, block_k] if k_dim == 1 else [block_k, block_mn]
-        return TensorDescriptor.from_tensor(t, block), False
-    block = [block_k, block_mn] if k_dim == 1 else [block_mn, block_k]
-    return TensorDescriptor.from_tensor(t.T, block), True
+    return TensorDescriptor.from_tensor(t.T if transposed else t, block)
 
 
 def _warmup_in_worker(kernel: str, arg_types: tuple, meta: dict) -> None:
