@@ -76,29 +76,35 @@ class Cell:
 class Prepared:
     """Inputs on the device, the Triton and native callables, and a float64 reference."""
 
-    def __init__(self, cell: Cell, device: str, seed: int = 0):
+    def __init__(self, cell: Cell, device: str, seed: int = 0, *, values: bool = True):
         import torch
 
         self.cell = cell
         dtype_attr, self.precision = DTYPES[cell.dtype]
         dtype = getattr(torch, dtype_attr)
         gen = torch.Generator(device="cpu").manual_seed(seed)
-        # Random normal data, never zeros (zeros run faster and hide unwritten outputs).
-        a = torch.randn(cell.M, cell.K, generator=gen)
-        b = torch.randn(cell.K, cell.N, generator=gen)
+        self.out_dtype = torch.bfloat16 if cell.is_fp8 else dtype
+        if values:  # random normal data, never zeros (zeros run faster and hide unwritten outputs)
+            a = torch.randn(cell.M, cell.K, generator=gen).to(dtype)
+            b = torch.randn(cell.K, cell.N, generator=gen)
+            # fp8: column-major B, the layout torch._scaled_mm requires and the fast one.
+            b = b.t().contiguous().to(dtype).t() if cell.is_fp8 else b.to(dtype)
+            bias = torch.randn(cell.N, generator=gen).to(self.out_dtype) if cell.has_bias else None
+        else:  # the same dtypes and layouts, uninitialised: for compiling only (`gemmwatch resources`)
+            a = torch.empty(cell.M, cell.K, dtype=dtype)
+            b = (
+                torch.empty(cell.N, cell.K, dtype=dtype).t()
+                if cell.is_fp8
+                else torch.empty(cell.K, cell.N, dtype=dtype)
+            )
+            bias = torch.empty(cell.N, dtype=self.out_dtype) if cell.has_bias else None
+        self.a, self.b = a.to(device), b.to(device)
+        self.bias = bias.to(device) if bias is not None else None
         if cell.is_fp8:
-            self.out_dtype = torch.bfloat16
-            self.a = a.to(dtype).to(device)
-            # Column-major B: the layout torch._scaled_mm requires and the fast one.
-            self.b = b.t().contiguous().to(dtype).t().to(device)
             self.scale_a = torch.tensor(0.5, device=device)
             self.scale_b = torch.tensor(2.0, device=device)
         else:
-            self.out_dtype = dtype
-            self.a = a.to(dtype).to(device)
-            self.b = b.to(dtype).to(device)
             self.scale_a = self.scale_b = None
-        self.bias = torch.randn(cell.N, generator=gen).to(self.out_dtype).to(device) if cell.has_bias else None
         self.out = torch.empty(cell.M, cell.N, dtype=self.out_dtype, device=device)
         self.native_out = torch.empty_like(self.out)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 import sys
 
-from ci.asv_results import ResultsError, load
+from ci.asv_results import ResultFile, ResultsError, load
 
 METRICS = (("track_ratio", "ratio"), ("track_triton_time", "triton"), ("track_native_time", "native"))
 
@@ -24,8 +24,7 @@ def spread(values: list[float]) -> tuple[float, float]:
     return statistics.stdev(values) / mean, (max(values) - min(values)) / mean
 
 
-def noise_table(files) -> list[dict]:
-    runs = [load(path) for path in files]
+def noise_table(runs: list[ResultFile]) -> list[dict]:
     rows: dict[str, dict] = {}
     for metric, label in METRICS:
         per_run = [run.metric(metric) for run in runs]
@@ -46,7 +45,8 @@ def main(args) -> int:
         print("gemmwatch noise: give at least two result files of the same commit", file=sys.stderr)
         return 2
     try:
-        rows = noise_table(args.files)
+        runs = [load(path) for path in args.files]
+        rows = noise_table(runs)
     except ResultsError as err:
         print(f"gemmwatch noise: {err}", file=sys.stderr)
         return 2
@@ -72,11 +72,11 @@ def main(args) -> int:
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time)"
     )
     if args.clocks and over:
-        print(clock_report(args.files, over))
+        print(clock_report(runs, over))
     return 0
 
 
-def clock_states(result_path) -> dict[str, dict]:
+def clock_states(result: ResultFile) -> dict[str, dict]:
     """{cell: {"before": state, "after": state}} from the context `gemmwatch run` wrote beside a result file.
 
     The context lives in <results>/../context/<machine>/<commit8>-<stamp>/<Suite>.json; the newest
@@ -84,10 +84,8 @@ def clock_states(result_path) -> dict[str, dict]:
     recorded) are absent.
     """
     import json
-    from pathlib import Path
 
-    result = load(result_path)
-    path = Path(result_path)
+    path = result.path
     context_root = path.parent.parent.parent / "context" / path.parent.name
     runs = sorted(context_root.glob(f"{result.commit[:8]}-*")) if context_root.is_dir() else []
     states: dict[str, dict] = {}
@@ -99,9 +97,9 @@ def clock_states(result_path) -> dict[str, dict]:
     return states
 
 
-def clock_report(files, cells: list[str]) -> str:
+def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
     """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling."""
-    per_run = [clock_states(path) for path in files]
+    per_run = [clock_states(run) for run in runs]
     lines = ["", "Clock state around each noisy cell's rounds, per run (SM MHz before -> after, W after, throttle):"]
     for cell in cells:
         parts = []

@@ -50,20 +50,6 @@ def _offline_driver(capability: int):
     return Offline()
 
 
-def _operands(cell):
-    """Uninitialised CPU operands laid out as the benchmarks lay them out (benchmarks/cells.py)."""
-    import torch
-
-    from benchmarks.cells import DTYPES
-
-    dtype = getattr(torch, DTYPES[cell.dtype][0])
-    a = torch.empty(cell.M, cell.K, dtype=dtype)
-    if cell.is_fp8:  # column-major B, tensorwise fp32 scales, bf16 out
-        b = torch.empty(cell.N, cell.K, dtype=dtype).t()
-        return a, b, torch.empty(cell.M, cell.N, dtype=torch.bfloat16)
-    return a, torch.empty(cell.K, cell.N, dtype=dtype), torch.empty(cell.M, cell.N, dtype=dtype)
-
-
 def _usage(compiled) -> dict:
     """Registers per thread, spilled bytes (stack + local) and shared memory of one compiled kernel."""
     import triton
@@ -89,6 +75,7 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
 
     from triton.runtime import driver
 
+    from benchmarks.cells import Prepared
     from benchmarks.matrix import MatrixError, parse_cell
     from targets import GemmConfig
 
@@ -108,18 +95,10 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
             except MatrixError as err:
                 raise ResourcesError(str(err)) from None
             config = GemmConfig(**entry["config"])
-            a, b, out = _operands(cell)
+            # The benchmarks' own operands (dtypes, layouts, sizes), uninitialised: only compiled.
+            prep = Prepared(cell, "cpu", values=False)
             with matmul.compile_only(spec.sm_count) as compiled:
-                if cell.is_fp8:
-                    import torch
-
-                    one = torch.ones((), dtype=torch.float32)
-                    matmul.scaled_matmul(a, b, one, one, out=out, config=config,
-                                         use_fast_accum=cell.dtype.endswith("fastacc"))  # fmt: skip
-                else:
-                    from benchmarks.cells import DTYPES
-
-                    matmul.matmul(a, b, precision=DTYPES[cell.dtype][1], out=out, config=config)
+                prep.triton(config=config)
             rows.append({
                 "cell": cell.name, "config": str(config), "speedup": entry.get("speedup_over_native"),
                 "kernels": [_usage(k) for k in compiled],

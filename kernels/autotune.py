@@ -248,7 +248,7 @@ def run(
     if _SEARCH:
         if spec.is_interpreter:
             raise RuntimeError("fresh_search times candidates: the interpreter's timings are not performance")
-        candidates = [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
+        candidates = _eligible_candidates(spec, key, ineligible)
         return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
@@ -265,7 +265,7 @@ def run(
         stored.kernel_hash = _kernel_hash(launch(_runnable(stored.config, ineligible)))
         _CACHE[key.cache_key()] = stored
         return _remember(stored)
-    candidates = [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
+    candidates = _eligible_candidates(spec, key, ineligible)
     if spec.is_interpreter:
         selection = Selection(key, spec.name, candidates[0], "ranked")
         selection.kernel_hash = _kernel_hash(launch(selection.config))
@@ -274,6 +274,11 @@ def run(
         _store(selection)
     _CACHE[key.cache_key()] = selection
     return _remember(selection)
+
+
+def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig], str | None]) -> list[GemmConfig]:
+    """The target's candidates for this problem, best-ranked first, without those these operands cannot take."""
+    return [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
 
 
 def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]) -> GemmConfig:

@@ -411,10 +411,10 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         return programs, args, meta
 
     def launch(cfg: GemmConfig):
-        tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
-        if cfg.variant in ("tma", "tma_ws"):
+        if cfg.uses_tma:
             programs, args, meta = tma_call(cfg, _descriptor)
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
+        tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         if cfg.split_k == 1:
             return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c), **pointer_meta(cfg))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
@@ -427,7 +427,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         return compiled
 
     def ineligible(cfg: GemmConfig) -> str | None:
-        if cfg.variant not in ("tma", "tma_ws"):
+        if not cfg.uses_tma:
             return None
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
         return "; ".join(reasons) or None
@@ -438,7 +438,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         # compiled kernel depends on those only: shapes and strides are launch-time values).
         jobs = []
         for cfg in cfgs:
-            if cfg.variant in ("tma", "tma_ws"):
+            if cfg.uses_tma:
                 _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block))
                 jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue

@@ -73,6 +73,11 @@ class GemmConfig:
         elif self.split_k != 1:
             raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
 
+    @property
+    def uses_tma(self) -> bool:
+        """The persistent TMA kernel runs this config (variants "tma" and "tma_ws")."""
+        return self.variant in ("tma", "tma_ws")
+
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
         return (self.block_m * self.block_k + self.block_k * self.block_n) * dtype_bytes * self.num_stages
@@ -84,7 +89,7 @@ class GemmConfig:
         base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
-        if self.variant in ("tma", "tma_ws"):
+        if self.uses_tma:
             return f"{base}-{self.variant.replace('_', '-')}"
         if self.variant == "splitk":
             return f"{base}-sk{self.split_k}"
@@ -233,7 +238,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
         round(wave_eff * useful * reuse_eff, 2),
-        cfg.variant in ("tma", "tma_ws"),  # asynchronous bulk copies free the warps for the math
+        cfg.uses_tma,  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency
         cfg.block_k * nbytes >= 128,  # K steps of >= 128 bytes: wide loads, fewer loop iterations
         cfg.num_stages,
