@@ -78,6 +78,22 @@ def cold_l2_method() -> str:
     return raw
 
 
+# Idle time after each timing round, as a multiple of the round's duration (timing.measure's
+# `cooldown`): 0 (default) runs the rounds back to back.
+ENV_COOLDOWN = "GEMMWATCH_COOLDOWN"
+
+
+def cooldown() -> float:
+    raw = os.environ.get(ENV_COOLDOWN, "0")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 100:
+        raise ValueError(f"{ENV_COOLDOWN} must be a number in 0..100 (idle time per round time), got {raw!r}")
+    return value
+
+
 def timed_sides(prep: Prepared, device: str, l2_bytes: int, calls: list) -> list:
     """The arguments of `timing.measure` for `calls` (functions of an operand tuple, see
     `Prepared.operand_copies`; None = the prepared operands): per call a list over rotating
@@ -200,7 +216,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
             sides[0] = _slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%}"
         result.state_before = device_state() or None
-        timing = measure(*sides, rounds=rounds)
+        timing = measure(*sides, rounds=rounds, cooldown=cooldown())
         result.state_after = device_state() or None
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"

@@ -21,6 +21,11 @@ interleaved A, B, flush in every round on the same inputs, and their ratio is
 taken per round: clock and power drift (7-9% within one process on the H200)
 moves both sides of a round together and cancels in the ratio.
 
+A cooldown (`cooldown` > 0) idles the GPU after each round for that multiple of
+the round's own duration, so that compute-heavy cells (fp8 at M = 4096 draws the
+H200 into its power cap, clocks falling 20% within a run) are timed at a lower
+average power: the rounds then start from the same clock instead of a falling one.
+
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
 """
@@ -70,6 +75,7 @@ def measure(
     warmup: int = 3,
     flush_l2: bool = True,
     l2_bytes: int | None = None,
+    cooldown: float = 0.0,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -80,6 +86,8 @@ def measure(
         raise ValueError("measure needs at least one callable")
     if rounds < 1:
         raise ValueError(f"rounds must be >= 1, got {rounds}")
+    if not (isinstance(cooldown, (int, float)) and 0 <= cooldown <= 100):
+        raise ValueError(f"cooldown must be a number in 0..100 (idle time per round time), got {cooldown!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     rotating = any(isinstance(fn, (list, tuple)) for fn in fns)
@@ -90,7 +98,9 @@ def measure(
             for fn in side:
                 fn()
     if _cuda_available():
-        return _measure_cuda(sides, rounds=rounds, flush_l2=flush_l2 and not rotating, l2_bytes=l2_bytes)
+        return _measure_cuda(
+            sides, rounds=rounds, flush_l2=flush_l2 and not rotating, l2_bytes=l2_bytes, cooldown=cooldown
+        )
     return _measure_host(sides, rounds=rounds)
 
 
@@ -105,7 +115,7 @@ def _measure_host(sides, *, rounds) -> Timing:
     return Timing(samples, inner=1, method="host-clock (interpreter: not performance)")
 
 
-def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes) -> Timing:
+def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     import torch
 
     copies = len(sides[0])
@@ -149,14 +159,19 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes) -> Timing:
             g.replay()
             end.record()
             out.append((start, end))
+        if cooldown:
+            first, last = events[0][-1][0], events[-1][-1][1]
+            last.synchronize()
+            time.sleep(first.elapsed_time(last) / 1e3 * cooldown)
     torch.cuda.synchronize()
     per_call = [[s.elapsed_time(e) / 1e3 / inner for s, e in pairs] for pairs in events]
+    idle = f"+cooldown{cooldown:g}" if cooldown else ""
     if flush_buffer is None:
         method = f"cuda-graph+{copies}-rotating-copies" if copies > 1 else "cuda-graph (warm L2)"
-        return Timing(per_call, inner=inner, flush_seconds=0.0, method=method)
+        return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)
     flush_each = per_call.pop()
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
-    return Timing(samples, inner=inner, flush_seconds=statistics.median(flush_each))
+    return Timing(samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + idle)
 
 
 def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int:

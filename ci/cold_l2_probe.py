@@ -1,4 +1,5 @@
-"""Cross-process noise of the two cold-L2 methods (flush-and-subtract vs rotating copies).
+"""Cross-process noise of timing-protocol choices: the cold-L2 method (flush-and-subtract
+vs rotating copies) and the cooldown between rounds.
 
 Evidence tool for the timing protocol, run on a GPU box:
 
@@ -6,10 +7,12 @@ Evidence tool for the timing protocol, run on a GPU box:
         python3 -m ci.cold_l2_probe run --mode $mode --out OUT/$mode-$i.json; done; done
     python3 -m ci.cold_l2_probe report OUT/*.json
 
-Each `run` is a separate process that measures the probe cells with the suites'
-code (benchmarks.measure.measure_cells, GEMMWATCH_COLD_L2=MODE) and writes the
-per-cell medians; `report` prints, per cell and method, the coefficient of
-variation across processes of the Triton/native ratio and of both times.
+(`--cooldown X` adds X times each round's duration of idle after it.) Each `run` is
+a separate process that measures the probe cells with the suites' code
+(benchmarks.measure.measure_cells, GEMMWATCH_COLD_L2=MODE, GEMMWATCH_COOLDOWN=X)
+and writes the per-cell medians and the SM clock before and after each cell;
+`report` prints, per cell and setting, the coefficient of variation across
+processes of the Triton/native ratio and of both times.
 """
 
 from __future__ import annotations
@@ -31,15 +34,22 @@ CELLS = (
     ("bf16", 128, 3584, 18944),
     ("fp16", 1024, 1024, 1024),
     ("fp16", 4096, 4096, 4096),
+    # Power-capped in full runs (SM clock 1980 -> 1575-1650 MHz): the cooldown's target.
+    ("fp8_e4m3", 4096, 10240, 8192),
+    ("fp8_e4m3", 4096, 57344, 8192),
+    ("fp8_e4m3", 8192, 8192, 8192),
+    ("bf16", 4096, 8192, 28672),
 )
 
 
-def run(mode: str, out: str, rounds: int) -> int:
+def run(mode: str, out: str, rounds: int, cooldown: float = 0.0) -> int:
     os.environ["GEMMWATCH_COLD_L2"] = mode
+    os.environ["GEMMWATCH_COOLDOWN"] = str(cooldown)
     from benchmarks.cells import Cell
     from benchmarks.measure import measure_cells
 
-    measured = measure_cells([Cell(d, m, n, k) for d, m, n, k in CELLS], rounds=rounds, label=f"probe-{mode}")
+    label = f"{mode}+cooldown{cooldown:g}" if cooldown else mode
+    measured = measure_cells([Cell(d, m, n, k) for d, m, n, k in CELLS], rounds=rounds, label=f"probe-{label}")
     rows = {}
     for name, res in measured["cells"].items():
         if res.failed:
@@ -51,9 +61,10 @@ def run(mode: str, out: str, rounds: int) -> int:
             "native_s": res.median("native_s"),
             "method": res.method,
             "inner": res.inner,
+            "sm_clock_mhz": [(state or {}).get("sm_clock_mhz") for state in (res.state_before, res.state_after)],
         }
     with open(out, "w") as f:
-        json.dump({"mode": mode, "rounds": rounds, "cells": rows, "context": measured["context"]}, f, default=str)
+        json.dump({"mode": label, "rounds": rounds, "cells": rows, "context": measured["context"]}, f, default=str)
     return 0
 
 
@@ -65,7 +76,10 @@ def report(files: list[str]) -> int:
         for cell, row in data["cells"].items():
             if "error" not in row:
                 by_mode[data["mode"]][cell].append(row)
-    print(f"{'cell':<26} {'method':<7} {'n':>2} {'ratio CV':>9} {'triton CV':>9} {'native CV':>9}  ratio median")
+    print(
+        f"{'cell':<26} {'method':<16} {'n':>2} {'ratio CV':>9} {'triton CV':>9} {'native CV':>9}  ratio median"
+        "  SM MHz before-after (per run)"
+    )
     for cell in dict.fromkeys(c for rows in by_mode.values() for c in rows):
         for mode in sorted(by_mode):
             rows = by_mode[mode].get(cell, [])
@@ -77,9 +91,10 @@ def report(files: list[str]) -> int:
                 return 100 * statistics.stdev(values) / statistics.fmean(values) if len(values) > 1 else float("nan")
 
             ratio = statistics.median(r["ratio"] for r in rows)
+            clocks = " ".join("-".join(str(c) for c in r.get("sm_clock_mhz") or ()) for r in rows)
             print(
-                f"{cell:<26} {mode:<7} {len(rows):>2} {cv('ratio'):>8.2f}% {cv('triton_s'):>8.2f}% "
-                f"{cv('native_s'):>8.2f}%  {ratio:.4f}"
+                f"{cell:<26} {mode:<16} {len(rows):>2} {cv('ratio'):>8.2f}% {cv('triton_s'):>8.2f}% "
+                f"{cv('native_s'):>8.2f}%  {ratio:.4f}        {clocks}"
             )
     return 0
 
@@ -91,11 +106,12 @@ def main(argv=None) -> int:
     r.add_argument("--mode", choices=("flush", "rotate"), required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--rounds", type=int, default=30)
+    r.add_argument("--cooldown", type=float, default=0.0, help="idle after each round, x its duration")
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args.mode, args.out, args.rounds)
+        return run(args.mode, args.out, args.rounds, args.cooldown)
     return report(args.files)
 
 

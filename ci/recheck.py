@@ -67,7 +67,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
-    from benchmarks.measure import timed_sides
+    from benchmarks.measure import cooldown, timed_sides
     from benchmarks.timing import measure
     from ci.decision import Verdict, call
     from targets import detect
@@ -94,7 +94,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
             calls = [lambda ops, call=call: call(operands=ops) for call in calls]
             if prep.native_supported() is None:
                 calls.append(lambda ops, native=prep.native: native(operands=ops))
-            timing = measure(*timed_sides(prep, device, l2_bytes, calls), rounds=rounds)
+            timing = measure(*timed_sides(prep, device, l2_bytes, calls), rounds=rounds, cooldown=cooldown())
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue

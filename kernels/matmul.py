@@ -9,6 +9,7 @@ chooses) and launch.
 from __future__ import annotations
 
 import contextlib
+import math
 
 import torch
 import triton
@@ -34,6 +35,33 @@ assert set(_ACT_CODES) == {None, *ACTIVATIONS}
 # Scale modes (constexpr ints): none, one scalar for the tensor, one per row of
 # A / per column of B (torch._scaled_mm's "tensorwise" and "rowwise").
 _SCALE_NONE, _SCALE_TENSOR, _SCALE_VECTOR = 0, 1, 2
+
+
+@triton.jit
+def _multiple(x, D: tl.constexpr):
+    """`x`, known to the compiler as a multiple of D (the launcher checked it is).
+
+    Triton marks integer arguments divisible by 16 on its own; sizes and strides
+    that are multiples of 2, 4 or 8 only (1000, 5000) otherwise lose vectorized
+    loads, masks and stores along them.
+    """
+    if D > 1:
+        x = x // D * D
+    return x
+
+
+@triton.jit
+def _accumulate(acc, a, b, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, PROMOTE: tl.constexpr):
+    """acc + a @ b. PROMOTE (fp8 with precise accumulation): the K step's product is summed
+    by the tensor cores into a fresh partial and added to the fp32 accumulator here, after
+    the compiler's wait for the MMAs. (Triton's own promotion, max_num_imprecise_acc, adds
+    the partial between the MMAs of one step and ptxas then serialises every MMA of the
+    kernel: C7514, "wgmma.mma_async instructions are serialized".)"""
+    if PROMOTE:
+        acc += tl.dot(a, b, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+    else:
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+    return acc
 
 
 @triton.jit
@@ -110,10 +138,12 @@ def _gemm_kernel(
     bias_ptr,
     scale_a_ptr,
     scale_b_ptr,
-    # dimensions
+    # dimensions; loads wrap at rows_a / cols_b (M, N, or an aligned copy's padded extents)
     M,
     N,
     K,
+    rows_a,
+    cols_b,
     # strides (any layout: row-major, column-major, transposed views)
     stride_am,
     stride_ak,
@@ -135,6 +165,12 @@ def _gemm_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    PROMOTE: tl.constexpr,
+    DIV_M: tl.constexpr,
+    DIV_N: tl.constexpr,
+    DIV_K: tl.constexpr,
+    DIV_STRIDES: tl.constexpr,
+    DIV_LOADS: tl.constexpr,
 ):
     """C[M, N] = act(sa * sb * (A[M, K] @ B[K, N]) + bias[N]), fp32 accumulation.
 
@@ -142,7 +178,15 @@ def _gemm_kernel(
     program (tile, s) sums only the s-th slice of the K loop and writes its
     fp32 partial tile to `c_ptr`, a (SPLIT_K, M, N) workspace; the reduction
     kernel adds the slices and applies the epilogue.
+
+    DIV_*: powers of two (<= 16) that M, N, K and the strides (A's, B's and C's
+    in that order) are multiples of.
     """
+    M, N, K = _multiple(M, DIV_M), _multiple(N, DIV_N), _multiple(K, DIV_K)
+    rows_a, cols_b = _multiple(rows_a, DIV_LOADS[0]), _multiple(cols_b, DIV_LOADS[1])
+    stride_am, stride_ak = _multiple(stride_am, DIV_STRIDES[0]), _multiple(stride_ak, DIV_STRIDES[1])
+    stride_bk, stride_bn = _multiple(stride_bk, DIV_STRIDES[2]), _multiple(stride_bn, DIV_STRIDES[3])
+    stride_cm, stride_cn = _multiple(stride_cm, DIV_STRIDES[4]), _multiple(stride_cn, DIV_STRIDES[5])
     pid_m, pid_n = _tile_coords(tl.program_id(axis=0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_tiles = tl.cdiv(K, BLOCK_K)
     if SPLIT_K == 1:
@@ -157,8 +201,8 @@ def _gemm_kernel(
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     # Rows/columns past the edge wrap onto valid ones, so operand loads need
     # no M/N mask; the store masks them out.
-    offs_am = offs_m % M
-    offs_bn = offs_n % N
+    offs_am = offs_m % rows_a
+    offs_bn = offs_n % cols_b
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
@@ -172,7 +216,7 @@ def _gemm_kernel(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+        acc = _accumulate(acc, a, b, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, PROMOTE)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
 
@@ -205,8 +249,11 @@ def _splitk_reduce_kernel(
     ACTIVATION: tl.constexpr,
     SCALE_A: tl.constexpr,
     SCALE_B: tl.constexpr,
+    DIV_N: tl.constexpr,
+    DIV_CM: tl.constexpr,
 ):
     """C = epilogue(sum over s of workspace[s]): the second pass of split-K, in a fixed order."""
+    N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
     offs_m = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.program_id(axis=1) * BLOCK_N + tl.arange(0, BLOCK_N)
     mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
@@ -249,6 +296,9 @@ def _gemm_tma_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    PROMOTE: tl.constexpr,
+    DIV_N: tl.constexpr,
+    DIV_CM: tl.constexpr,
 ):
     """The "tma" variant: persistent programs (one per SM) loop over output tiles;
     operand tiles arrive by tensor-memory-accelerator copies from descriptors,
@@ -259,7 +309,9 @@ def _gemm_tma_kernel(
     WARP_SPECIALIZE ("tma_ws"): the compiler splits the loop into producer
     (TMA) and consumer (MMA) warp partitions; Triton 3.6 does so on sm_100 and
     later and ignores the request on Hopper (checked on the compiled kernels).
+    DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
     """
+    N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
     num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_tiles = tl.cdiv(K, BLOCK_K)
     for tile_id in tl.range(
@@ -279,7 +331,7 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+            acc = _accumulate(acc, a, b, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, PROMOTE)
         _epilogue_store(
             acc, off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N), M, N, c_ptr, stride_cm, stride_cn,
             bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
@@ -369,6 +421,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     epilogue = dict(HAS_BIAS=has_bias, ACTIVATION=_ACT_CODES[activation], SCALE_A=mode_a, SCALE_B=mode_b)
     epilogue_args = (bias_arg, scale_a, scale_b)
     bias_stride = bias.stride(0) if has_bias else 0
+    store_hints = dict(DIV_N=_divisor(N), DIV_CM=_divisor(c.stride(0)))
 
     def mainloop(cfg: GemmConfig) -> dict:
         return dict(
@@ -377,58 +430,85 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             BLOCK_K=cfg.block_k,
             GROUP_M=cfg.group_m,
             INPUT_PRECISION=input_precision if input_precision in ("ieee", "tf32") else None,
-            # fp8 on Hopper: None = Triton's default (accumulate the whole K loop
-            # in the tensor cores' reduced-precision adder). Otherwise promote to
-            # fp32 every 128 K elements (4 wgmma k32 steps), the promotion
-            # interval of CUTLASS's fp8 GEMMs and cuBLAS without fast accumulation.
-            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise else None,
+            # fp8 on Hopper: without PROMOTE, Triton's default (the tensor cores'
+            # reduced-precision adder accumulates the whole K loop: fast accumulation).
+            # Precise: promoted to the fp32 accumulator every K step (BLOCK_K elements,
+            # and within a step every 128: at most the interval of CUTLASS's fp8 GEMMs
+            # and cuBLAS without fast accumulation, 4 wgmma k32 steps).
+            PROMOTE=fp8_precise,
+            MAX_NUM_IMPRECISE_ACC=128 if fp8_precise and cfg.block_k > 128 else None,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
         )
 
-    def pointer_args(cfg: GemmConfig, target: torch.Tensor) -> tuple:
+    def operands(cfg: GemmConfig, *, copy: bool = True) -> tuple[torch.Tensor, torch.Tensor, int]:
+        """(A, B, K) as this config computes: the operands themselves, or for `pad` configs
+        aligned copies with K zero-extended to a multiple of 16 (`copy=False`: the layout only)."""
+        if not cfg.pad:
+            return a, b, K
+        return _aligned(a, 1, copy), _aligned(b, 0, copy), _padded_k(K)
+
+    def wrap(a_, b_) -> tuple[int, int]:
+        """Where the tile kernel's operand loads wrap past the edge: M and N, or for an aligned
+        copy its padded rows (the padding's values reach only outputs the store masks out)."""
+        rows_a = a_.stride(1) if a_ is not a and a_.stride(0) == 1 else M
+        cols_b = b_.stride(0) if b_ is not b and b_.stride(1) == 1 else N
+        return rows_a, cols_b
+
+    def pointer_args(cfg: GemmConfig, target: torch.Tensor, a_, b_, k_) -> tuple:
         """The tile/splitk kernel's arguments; `target` is C, or the split-K workspace."""
         c_strides = (c.stride(0), c.stride(1)) if cfg.split_k == 1 else (N, 1)
         return (
-            a, b, target, *epilogue_args,
-            M, N, K,
-            a.stride(0), a.stride(1), b.stride(0), b.stride(1), *c_strides, bias_stride,
+            a_, b_, target, *epilogue_args,
+            M, N, k_, *wrap(a_, b_),
+            *a_.stride(), *b_.stride(), *c_strides, bias_stride,
         )  # fmt: skip
 
-    def pointer_meta(cfg: GemmConfig) -> dict:
-        return dict(mainloop(cfg), SPLIT_K=cfg.split_k, EVEN_K=K % cfg.block_k == 0, **epilogue)
+    def pointer_meta(cfg: GemmConfig, a_, b_, k_) -> dict:
+        c_strides = (c.stride(0), c.stride(1)) if cfg.split_k == 1 else (N, 1)
+        strides = (*a_.stride(), *b_.stride(), *c_strides)
+        return dict(
+            mainloop(cfg), SPLIT_K=cfg.split_k, EVEN_K=k_ % cfg.block_k == 0, **epilogue,
+            DIV_M=_divisor(M), DIV_N=_divisor(N), DIV_K=_divisor(k_), DIV_STRIDES=tuple(map(_divisor, strides)),
+            DIV_LOADS=tuple(map(_divisor, wrap(a_, b_))),
+        )  # fmt: skip
 
-    def tma_call(cfg: GemmConfig, descriptor) -> tuple[int, tuple, dict]:
+    def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
-        (a_block, a_t), (b_block, b_t) = _descriptor_block(a, cfg, k_dim=1), _descriptor_block(b, cfg, k_dim=0)
+        (a_block, a_t), (b_block, b_t) = _descriptor_block(a_, cfg, k_dim=1), _descriptor_block(b_, cfg, k_dim=0)
         programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
         args = (
-            descriptor(a, a_block, a_t), descriptor(b, b_block, b_t), c, *epilogue_args,
-            M, N, K, c.stride(0), c.stride(1), bias_stride, programs,
+            descriptor(a_, a_block, a_t), descriptor(b_, b_block, b_t), c, *epilogue_args,
+            M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
         )  # fmt: skip
-        meta = dict(A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue)
+        meta = dict(
+            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue, **store_hints
+        )  # fmt: skip
         return programs, args, meta
 
     def launch(cfg: GemmConfig):
+        a_, b_, k_ = operands(cfg)
         if cfg.uses_tma:
-            programs, args, meta = tma_call(cfg, _descriptor)
+            programs, args, meta = tma_call(cfg, _descriptor, a_, b_, k_)
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
         tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         if cfg.split_k == 1:
-            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c), **pointer_meta(cfg))
+            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
-        compiled = _start(_gemm_kernel, (tiles, cfg.split_k))(*pointer_args(cfg, workspace), **pointer_meta(cfg))
+        compiled = _start(_gemm_kernel, (tiles, cfg.split_k))(
+            *pointer_args(cfg, workspace, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_)
+        )
         grid = (triton.cdiv(M, _REDUCE_BLOCK[0]), triton.cdiv(N, _REDUCE_BLOCK[1]))
         _start(_splitk_reduce_kernel, grid)(
             workspace, c, *epilogue_args, M, N, c.stride(0), c.stride(1), bias_stride,
-            SPLIT_K=cfg.split_k, BLOCK_M=_REDUCE_BLOCK[0], BLOCK_N=_REDUCE_BLOCK[1], **epilogue,
+            SPLIT_K=cfg.split_k, BLOCK_M=_REDUCE_BLOCK[0], BLOCK_N=_REDUCE_BLOCK[1], **epilogue, **store_hints,
         )  # fmt: skip
         return compiled
 
     def ineligible(cfg: GemmConfig) -> str | None:
-        if not cfg.uses_tma:
-            return None
+        if not cfg.uses_tma or cfg.pad:
+            return None  # (aligned copies always suit a descriptor)
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
         return "; ".join(reasons) or None
 
@@ -438,16 +518,17 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         # compiled kernel depends on those only: shapes and strides are launch-time values).
         jobs = []
         for cfg in cfgs:
+            a_, b_, k_ = operands(cfg, copy=False)
             if cfg.uses_tma:
-                _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block))
+                _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block), a_, b_, k_)
                 jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue
-            args = pointer_args(cfg, c)
+            args = pointer_args(cfg, c, a_, b_, k_)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
                 # (otherwise a compile for 16-byte-aligned pointers would not be the one launched)
                 types = [x.dtype if isinstance(x, torch.Tensor) else x for x in args]
                 types[2] = c.dtype if cfg.split_k == 1 else torch.float32  # C, or the fp32 workspace
-                jobs.append(("pointer", tuple(types), pointer_meta(cfg)))
+                jobs.append(("pointer", tuple(types), pointer_meta(cfg, a_, b_, k_)))
         autotune.compile_in_parallel(_warmup_in_worker, jobs)
 
     layout = ("row" if a.stride(1) == 1 else "col") + ("row" if b.stride(1) == 1 else "col")
@@ -457,6 +538,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     )  # fmt: skip
     autotune.run(key, launch, forced=config, precompile=precompile, ineligible=ineligible)
     return c
+
+
+def _divisor(x: int) -> int:
+    """The largest power of two <= 16 that divides `x` (a size or stride; 0 counts as 16)."""
+    return math.gcd(x, 16)
 
 
 # Tile of the split-K reduction pass: 64 x 64 fp32 partial sums per program.
@@ -502,6 +588,47 @@ def _sm_count(device: torch.device) -> int:
     if device.type != "cuda":
         return 1
     return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def _padded_k(K: int) -> int:
+    """K rounded up to a multiple of 16: what a `pad` config computes over (the rest is zeros)."""
+    return -(-K // 16) * 16
+
+
+def _aligned(t: torch.Tensor, k_dim: int, copy: bool = True) -> torch.Tensor:
+    """Operand `t` as a `pad` config reads it: its K dimension (`k_dim`) zero-extended to
+    a multiple of 16 and its rows (along its contiguous dimension) padded to a multiple of
+    16 elements, in a new buffer; `t` itself when it is like that already.
+
+    Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads,
+    and a ragged K masks every load; the copy costs one read and one write of the operand.
+    `copy=False` returns the buffer uninitialised (its layout only).
+    """
+    K = t.shape[k_dim]
+    rows_contiguous = t.stride(1) == 1 or t.stride(0) != 1
+    leading = t.stride(0) if rows_contiguous else t.stride(1)
+    if (
+        K % 16 == 0
+        and (leading * t.element_size()) % 16 == 0
+        and t.data_ptr() % 16 == 0
+        and (t.stride(1) == 1 or t.stride(0) == 1)
+    ):
+        return t
+    shape = list(t.shape)
+    shape[k_dim] = _padded_k(K)
+    rows, cols = shape if rows_contiguous else shape[::-1]
+    buffer = torch.empty((rows, -(-cols // 16) * 16), dtype=t.dtype, device=t.device)
+    view = buffer[:, :cols] if rows_contiguous else buffer[:, :cols].T
+    if copy:
+        # Zeros past K (they meet zeros of the other operand) and in the row padding (the tile
+        # kernel's loads may read it for outputs that are never stored; it must be finite).
+        buffer[:, cols:].zero_()
+        index = [slice(None), slice(None)]
+        index[k_dim] = slice(K, None)
+        view[tuple(index)].zero_()
+        index[k_dim] = slice(0, K)
+        view[tuple(index)].copy_(t)
+    return view
 
 
 def _tma_problem(t: torch.Tensor, name: str) -> str | None:

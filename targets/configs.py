@@ -16,7 +16,8 @@ Rules (the first seed's, made concrete):
   (the same, warp-specialized into producer and consumer partitions) where
   the spec says the compiler applies it; "splitk" (K cut into `split_k`
   slices reduced in a second pass) when one wave of tiles leaves SMs idle and
-  K is long enough to cut.
+  K is long enough to cut. Where K or N rows are not 16-byte multiples, each
+  config also comes with `pad` (operands copied to aligned rows first).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
 """
@@ -53,6 +54,7 @@ class GemmConfig:
     group_m: int = GROUP_M
     variant: str = "tile"
     split_k: int = 1
+    pad: bool = False  # copy operands whose rows are not 16-byte multiples into aligned buffers first
 
     def __post_init__(self) -> None:
         for name in ("block_m", "block_n", "block_k"):
@@ -72,6 +74,8 @@ class GemmConfig:
                 raise ValueError(f"GemmConfig.split_k must be an int in 2..64 for variant splitk, got {self.split_k!r}")
         elif self.split_k != 1:
             raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
+        if not isinstance(self.pad, bool):
+            raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
 
     @property
     def uses_tma(self) -> bool:
@@ -83,17 +87,20 @@ class GemmConfig:
         return (self.block_m * self.block_k + self.block_k * self.block_n) * dtype_bytes * self.num_stages
 
     def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+        fields = asdict(self)
+        if not self.pad:
+            del fields["pad"]  # entries written before the field existed read back the same
+        return fields
 
     def __str__(self) -> str:
         base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
         if self.uses_tma:
-            return f"{base}-{self.variant.replace('_', '-')}"
-        if self.variant == "splitk":
-            return f"{base}-sk{self.split_k}"
-        return base
+            base = f"{base}-{self.variant.replace('_', '-')}"
+        elif self.variant == "splitk":
+            base = f"{base}-sk{self.split_k}"
+        return f"{base}-pad" if self.pad else base
 
 
 def _next_pow2(n: int) -> int:
@@ -165,6 +172,10 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
     configs += _variants(spec, configs, M, N, K)
+    if (K * nbytes) % 16 or (N * nbytes) % 16:
+        # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
+        # vector loads nor TMA: offer each config also on aligned copies of the operands.
+        configs += [dataclasses.replace(cfg, pad=True) for cfg in configs]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
 
@@ -202,7 +213,7 @@ def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
     """
     groups: dict[tuple, list[GemmConfig]] = {}
     for cfg in ranked:
-        groups.setdefault((cfg.variant, cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
+        groups.setdefault((cfg.variant, cfg.pad, cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
     out: list[GemmConfig] = []
     queues = list(groups.values())
     depth = 0

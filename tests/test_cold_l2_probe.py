@@ -18,20 +18,27 @@ sys.exit(probe.main(sys.argv[1:]))
 
 def test_runs_write_medians_and_the_report_compares_the_methods(tmp_path):
     env = {**os.environ, "TRITON_INTERPRET": "1"}
-    for mode in ("flush", "rotate"):
+    for mode, cooldown, label in (
+        ("flush", "0", "flush"),
+        ("rotate", "0", "rotate"),
+        ("flush", "1", "flush+cooldown1"),
+    ):
         for i in (1, 2):
-            out = tmp_path / f"{mode}-{i}.json"
+            out = tmp_path / f"{label}-{i}.json"
             proc = subprocess.run([sys.executable, "-c", RUN_SMALL, "run", "--mode", mode, "--out", str(out),
-                                   "--rounds", "2"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+                                   "--rounds", "2", "--cooldown", cooldown], cwd=ROOT, capture_output=True, text=True,
+                                  env=env, timeout=300)  # fmt: skip
             assert proc.returncode == 0, proc.stderr
             data = json.loads(out.read_text())
-            assert data["mode"] == mode and set(data["cells"]) == {"fp16 16x32x32", "bf16 8x16x64"}
+            assert data["mode"] == label and set(data["cells"]) == {"fp16 16x32x32", "bf16 8x16x64"}
             assert all(row["ratio"] > 0 and row["triton_s"] > 0 for row in data["cells"].values())
     proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "report", *map(str, sorted(tmp_path.glob("*.json")))],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     rows = [line.split() for line in proc.stdout.splitlines()[1:]]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
-        ("fp16", "16x32x32", "flush", "2"), ("fp16", "16x32x32", "rotate", "2"),
-        ("bf16", "8x16x64", "flush", "2"), ("bf16", "8x16x64", "rotate", "2"),
+        ("fp16", "16x32x32", "flush", "2"), ("fp16", "16x32x32", "flush+cooldown1", "2"),
+        ("fp16", "16x32x32", "rotate", "2"),
+        ("bf16", "8x16x64", "flush", "2"), ("bf16", "8x16x64", "flush+cooldown1", "2"),
+        ("bf16", "8x16x64", "rotate", "2"),
     ]  # fmt: skip

@@ -4,6 +4,8 @@ On a CPU these run in Triton's interpreter (conftest.py); every output buffer
 is poisoned with NaN before the call, so an element the kernel skips fails.
 """
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -239,6 +241,54 @@ def test_every_variant_scaled_fp8(config, scaling, device, rng):
     out = _poisoned(M, N, torch.bfloat16, device)
     kernels.scaled_matmul(a, b, sa, sb, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
+
+
+# The same variants on aligned copies of the operands ("pad"): rows of odd length, ragged K.
+PAD_CONFIGS = [dataclasses.replace(c, pad=True) for c in VARIANT_CONFIGS]
+
+
+@pytest.mark.parametrize("config", PAD_CONFIGS, ids=str)
+@pytest.mark.parametrize("a_layout", ["row", "col"])
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+@pytest.mark.parametrize("dtype_name", ["fp16", "fp32-ieee"])
+def test_every_variant_on_aligned_copies_of_odd_operands(config, a_layout, b_layout, dtype_name, device, rng):
+    dtype, precision = FLOAT_DTYPES[dtype_name]
+    M, N, K = 37, 45, 71  # no row is a 16-byte multiple in any layout; K is not a multiple of 16
+    a = _layout(_randn((M, K), rng, dtype, device), a_layout)
+    b = _layout(_randn((K, N), rng, dtype, device), b_layout)
+    a_before, b_before = a.clone(), b.clone()
+    out = _poisoned(M, N, dtype, device)
+    kernels.matmul(a, b, precision=precision, out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
+    assert torch.equal(a, a_before) and torch.equal(b, b_before)  # the copies, not the operands, are padded
+
+
+@pytest.mark.parametrize("config", PAD_CONFIGS, ids=str)
+def test_every_variant_on_aligned_copies_scaled_fp8_with_epilogue(config, device, rng):
+    M, N, K = 33, 47, 100
+    a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
+    sa = (torch.rand(M, 1, generator=rng) + 0.5).to(device)
+    sb = (torch.rand(1, N, generator=rng) + 0.5).to(device)
+    bias = _randn((N,), rng, torch.bfloat16, device)
+    out = _poisoned(M, N, torch.bfloat16, device)
+    kernels.scaled_matmul(a, b, sa, sb, bias=bias, activation="silu", out=out, config=config)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb, bias=bias, activation="silu")
+    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
+
+
+def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
+    from kernels.matmul import _aligned
+
+    a = _randn((5, 70), rng, torch.float16, device)  # rows of 140 bytes, K = 70
+    padded = _aligned(a, 1)
+    assert padded.shape == (5, 80) and padded.stride() == (80, 1)
+    assert torch.equal(padded[:, :70], a) and not padded[:, 70:].any()
+    b_col = _randn((30, 70), rng, torch.float16, device).T  # (K, N) = (70, 30), column-major
+    padded = _aligned(b_col, 0)
+    assert padded.shape == (80, 30) and padded.stride() == (1, 80)  # columns of K, padded to 80
+    assert torch.equal(padded[:70], b_col) and not padded[70:].any()
+    aligned = _randn((8, 64), rng, torch.float16, device)
+    assert _aligned(aligned, 1) is aligned  # nothing to pad: no copy
 
 
 def test_split_k_is_deterministic(device, rng):

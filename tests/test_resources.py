@@ -123,25 +123,29 @@ captured = {}
 def fake_run(key, launch, *, forced=None, precompile=None, ineligible=None):
     captured.update(launch=launch, precompile=precompile)
 autotune.run = fake_run
-a, b = torch.empty(256, 192, dtype=torch.float16), torch.empty(192, 320, dtype=torch.float16).t().contiguous().t()
-with m.compile_only(132):
-    m.matmul(a, b)  # autotune.run is replaced: this only builds the launcher's closures
-jobs = []
-autotune.compile_in_parallel = lambda worker, js: jobs.extend((worker, j) for j in js)
-configs = [GemmConfig(128, 64, 64, 4, 3, variant="tma"), GemmConfig(64, 64, 64, 4, 3),
-           GemmConfig(64, 64, 32, 4, 2, variant="splitk", split_k=2)]
-with m.compile_only(132):  # the SM count the persistent kernel's program count comes from
-    captured["precompile"](configs)
-for cfg, (worker, job) in zip(configs, jobs):
-    with m.compile_only(132) as launched:
-        captured["launch"](cfg)
-    kernel = m._gemm_tma_kernel if job[0] == "tma" else m._gemm_kernel
-    original = kernel.warmup
-    hashes = []
-    kernel.warmup = lambda *args, **kw: hashes.append(original(*args, **kw).hash)
-    worker(*job)
-    kernel.warmup = original
-    print(cfg, hashes[0] == launched[0].hash)
+def check(a, b, configs):
+    with m.compile_only(132):
+        m.matmul(a, b)  # autotune.run is replaced: this only builds the launcher's closures
+    jobs = []
+    autotune.compile_in_parallel = lambda worker, js: jobs.extend((worker, j) for j in js)
+    with m.compile_only(132):  # the SM count the persistent kernel's program count comes from
+        captured["precompile"](configs)
+    for cfg, (worker, job) in zip(configs, jobs):
+        with m.compile_only(132) as launched:
+            captured["launch"](cfg)
+        kernel = m._gemm_tma_kernel if job[0] == "tma" else m._gemm_kernel
+        original = kernel.warmup
+        hashes = []
+        kernel.warmup = lambda *args, **kw: hashes.append(original(*args, **kw).hash)
+        worker(*job)
+        kernel.warmup = original
+        print(cfg, hashes[0] == launched[0].hash)
+check(torch.empty(256, 192, dtype=torch.float16), torch.empty(192, 320, dtype=torch.float16).t().contiguous().t(),
+      [GemmConfig(128, 64, 64, 4, 3, variant="tma"), GemmConfig(64, 64, 64, 4, 3),
+       GemmConfig(64, 64, 32, 4, 2, variant="splitk", split_k=2)])
+check(torch.empty(100, 190, dtype=torch.float16), torch.empty(190, 333, dtype=torch.float16),  # odd rows
+      [GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True), GemmConfig(64, 64, 64, 4, 3, pad=True),
+       GemmConfig(16, 64, 32, 4, 2, variant="splitk", split_k=2, pad=True), GemmConfig(64, 64, 64, 4, 3)])
 """
 
 
@@ -153,4 +157,45 @@ def test_the_compile_workers_build_the_binaries_the_launch_uses():
                           env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")[:-1]
-    assert len(lines) == 3 and all(line.endswith(" True") for line in lines), proc.stdout
+    assert len(lines) == 7 and all(line.endswith(" True") for line in lines), proc.stdout
+
+
+VECTOR_CHECK = """
+import re, sys, torch
+from triton.runtime import driver
+import kernels.matmul  # noqa: F401
+from ci.resources import _offline_driver
+from targets import GemmConfig
+m = sys.modules["kernels.matmul"]
+driver.set_active(_offline_driver(90))
+for M, N, K, cfg in [
+    (1000, 1000, 1000, GemmConfig(128, 128, 64, 8, 3)),
+    (3000, 5000, 1000, GemmConfig(128, 128, 64, 8, 3, variant="tma")),
+    (127, 4097, 1023, GemmConfig(64, 64, 64, 4, 3, pad=True)),
+    (127, 4097, 1023, GemmConfig(64, 64, 64, 4, 3)),
+]:
+    a, b = torch.empty(M, K, dtype=torch.float16), torch.empty(K, N, dtype=torch.float16)
+    with m.compile_only(132) as compiled:
+        m.matmul(a, b, config=cfg)
+    ptx = compiled[0].asm["ptx"]
+    loads = "vector" if re.search(r"cp\\.async\\.(cg|bulk)", ptx) and not re.search(r"ld\\.global\\.b16", ptx) else "scalar"
+    stores = "vector" if re.search(r"st\\.global\\.v4", ptx) else "scalar"
+    print(M, N, K, cfg, loads, stores)
+"""
+
+
+def test_sizes_that_are_multiples_of_8_and_aligned_copies_get_vector_memory_access():
+    # Triton marks integers divisible by 16 on its own; 1000 and 5000 (multiples of 8) lost
+    # vectorized loads and stores until the launcher passed their divisibility, and rows of odd
+    # length get them only on aligned copies ("pad").
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", VECTOR_CHECK], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    access = [line.split()[-2:] for line in proc.stdout.splitlines()]
+    assert access == [
+        ["vector", "vector"],  # 1000^3, tile kernel: cp.async 16-byte loads, v4 stores
+        ["vector", "vector"],  # 3000x5000x1000, TMA kernel: its epilogue's stores
+        ["vector", "scalar"],  # odd rows on aligned copies: the loads (C's rows stay odd)
+        ["scalar", "scalar"],  # the same without the copies
+    ], proc.stdout

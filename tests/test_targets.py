@@ -115,6 +115,24 @@ def test_gemm_config_validates_itself():
         GemmConfig(64, 64, 32, 4, 2, variant="tma", split_k=4)
 
 
+def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
+    h200 = get("h200")
+    assert not [c for c in candidate_configs(h200, "fp16", 1000, 1000, 1000) if c.pad]  # 2000-byte rows: aligned
+    assert not [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096) if c.pad]
+    for dtype, shape in (("fp16", (127, 4097, 1023)), ("bf16", (1, 1001, 4095)), ("fp32", (64, 64, 1001))):
+        configs = candidate_configs(h200, dtype, *shape)
+        padded = [c for c in configs if c.pad]
+        assert padded and len(padded) < len(configs), (dtype, shape)  # both kinds, for the timing to decide
+        assert {c.variant for c in padded} >= {"tile", "splitk"}
+    assert "tma" in {c.variant for c in candidate_configs(h200, "fp16", 127, 4097, 1023) if c.pad}
+    cfg = GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True)
+    assert str(cfg) == "BM64-BN64-BK64-w4-s3-g8-tma-pad" and cfg.as_dict()["pad"] is True
+    assert "pad" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # entries without the field read back the same
+    assert GemmConfig(**cfg.as_dict()) == cfg
+    with pytest.raises(ValueError, match="pad must be a bool, got 1"):
+        GemmConfig(64, 64, 64, 4, 3, pad=1)
+
+
 def test_tma_variant_only_on_chips_with_a_tma():
     for name, spec in CATALOGUE.items():
         variants = {c.variant for c in candidate_configs(spec, "fp16", 4096, 4096, 4096)}

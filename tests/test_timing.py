@@ -1,5 +1,7 @@
 """The timing protocol's CPU-checkable parts: rotating operand copies instead of an L2 flush."""
 
+import functools
+
 import pytest
 import torch
 
@@ -71,6 +73,39 @@ def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "evict")
     with pytest.raises(ValueError, match="GEMMWATCH_COLD_L2 must be 'rotate' or 'flush', got 'evict'"):
         cold_l2_method()
+
+
+def test_cooldown_is_read_from_the_environment_and_checked(monkeypatch):
+    from benchmarks.measure import cooldown
+
+    monkeypatch.delenv("GEMMWATCH_COOLDOWN", raising=False)
+    assert cooldown() == 0.0, "the default: rounds back to back"
+    monkeypatch.setenv("GEMMWATCH_COOLDOWN", "1.5")
+    assert cooldown() == 1.5
+    for bad in ("-1", "fast", "1000"):
+        monkeypatch.setenv("GEMMWATCH_COOLDOWN", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_COOLDOWN must be a number in 0..100.*got '{bad}'"):
+            cooldown()
+    with pytest.raises(ValueError, match="cooldown must be a number in 0..100"):
+        measure(lambda: None, rounds=1, cooldown=-0.5)
+
+
+@pytest.mark.gpu
+def test_a_cooldown_idles_between_rounds_and_is_recorded():
+    import time
+
+    import torch
+
+    fn = functools.partial(torch.cuda._sleep, 2_000_000)  # ~1 ms of GPU time per call
+    start = time.perf_counter()
+    plain = measure(fn, rounds=10, warmup=1)
+    busy = time.perf_counter() - start
+    start = time.perf_counter()
+    cooled = measure(fn, rounds=10, warmup=1, cooldown=2.0)
+    idle = time.perf_counter() - start
+    assert cooled.method == "cuda-graph+l2-flush+cooldown2" and plain.method == "cuda-graph+l2-flush"
+    assert idle > busy + 10 * 2 * 1e-3, (busy, idle)  # at least twice each round's ~1 ms more
+    assert abs(cooled.median(0) / plain.median(0) - 1) < 0.1  # the kernel's own time is unchanged
 
 
 @pytest.mark.gpu
