@@ -40,7 +40,7 @@ def injected_slowdowns() -> dict[str, float]:
     return out
 
 
-def _slowed(side, fraction: float):
+def slowed(side, fraction: float):
     """`side` (a callable, or its copies) with each call followed by a GPU spin of about `fraction` of its time.
 
     Both durations are measured with the timing protocol itself (graph replays,
@@ -56,11 +56,11 @@ def _slowed(side, fraction: float):
     seconds_per_cycle = timing.median(1) / probe_cycles
     cycles = max(1, int(fraction * timing.median(0) / seconds_per_cycle))
 
-    def slowed(fn):
+    def spin_after(fn):
         fn()
         torch.cuda._sleep(cycles)
 
-    wrapped = [functools.partial(slowed, fn) for fn in fns]
+    wrapped = [functools.partial(spin_after, fn) for fn in fns]
     return wrapped if isinstance(side, list) else wrapped[0]
 
 
@@ -213,7 +213,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
         sides = timed_sides(prep, device, spec.l2_bytes, calls)
         inject = injected_slowdowns().get(cell_key(cell))
         if inject and device == "cuda":
-            sides[0] = _slowed(sides[0], inject)
+            sides[0] = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%}"
         result.state_before = device_state() or None
         timing = measure(*sides, rounds=rounds, cooldown=cooldown())

@@ -67,12 +67,13 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
-    from benchmarks.measure import cooldown, timed_sides
+    from benchmarks.measure import cooldown, injected_slowdowns, slowed, timed_sides
     from benchmarks.timing import measure
     from ci.decision import Verdict, call
     from targets import detect
 
     base_k, head_k = load_tree(base_tree), load_tree(head_tree)
+    inject = injected_slowdowns()  # evidence runs: a calibrated slowdown of the head side (GPU only)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     l2_bytes = detect().l2_bytes
     out = {}
@@ -94,7 +95,11 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
             calls = [lambda ops, call=call: call(operands=ops) for call in calls]
             if prep.native_supported() is None:
                 calls.append(lambda ops, native=prep.native: native(operands=ops))
-            timing = measure(*timed_sides(prep, device, l2_bytes, calls), rounds=rounds, cooldown=cooldown())
+            sides = timed_sides(prep, device, l2_bytes, calls)
+            if inject.get(cell.name) and device == "cuda":
+                sides[1] = slowed(sides[1], inject[cell.name])
+                entry["injected_slowdown"] = inject[cell.name]
+            timing = measure(*sides, rounds=rounds, cooldown=cooldown())
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue
