@@ -78,13 +78,16 @@ def cold_l2_method() -> str:
     return raw
 
 
-# Idle time after each timing round, as a multiple of the round's duration (timing.measure's
-# `cooldown`): 0 (default) runs the rounds back to back.
+# Idle time after each timing round of a long kernel, as a multiple of the round's duration
+# (timing.measure's `cooldown`). Default 1: on the H200 it kept power-capped cells at full
+# clock and cut their cross-process noise 10-50x (docs/BENCHMARKS.md); 0 runs every round
+# back to back.
 ENV_COOLDOWN = "GEMMWATCH_COOLDOWN"
+DEFAULT_COOLDOWN = "1"
 
 
 def cooldown() -> float:
-    raw = os.environ.get(ENV_COOLDOWN, "0")
+    raw = os.environ.get(ENV_COOLDOWN, DEFAULT_COOLDOWN)
     try:
         value = float(raw)
     except ValueError:

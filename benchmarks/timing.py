@@ -22,9 +22,12 @@ taken per round: clock and power drift (7-9% within one process on the H200)
 moves both sides of a round together and cancels in the ratio.
 
 A cooldown (`cooldown` > 0) idles the GPU after each round for that multiple of
-the round's own duration, so that compute-heavy cells (fp8 at M = 4096 draws the
-H200 into its power cap, clocks falling 20% within a run) are timed at a lower
-average power: the rounds then start from the same clock instead of a falling one.
+the round's own duration, for kernels of at least COOLDOWN_MIN_CALL_SECONDS: long
+compute-bound kernels (fp8 at M = 4096) draw the H200 into its power cap, its
+clock falling from 1980 to 1545 MHz within a cell, and with the idle time their
+rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp8
+8192^3). Short kernels never reach the cap, and idling before them only adds the
+clock's ramp-up to their rounds, so they keep running back to back.
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
@@ -41,6 +44,8 @@ from dataclasses import dataclass
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
+# Calls shorter than this never get a cooldown (see the module docstring).
+COOLDOWN_MIN_CALL_SECONDS = 250e-6
 
 
 @dataclass
@@ -132,7 +137,10 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
 
     torch.cuda.synchronize()
     # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
-    inner = copies * math.ceil(_choose_inner([side[0] for side in sides]) / copies)
+    per_call_estimate = _per_call_seconds([side[0] for side in sides])
+    inner = copies * math.ceil(_choose_inner(per_call_estimate) / copies)
+    if max(per_call_estimate) < COOLDOWN_MIN_CALL_SECONDS:
+        cooldown = 0.0
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -188,8 +196,8 @@ def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int
     return copies if copies <= limit else 0
 
 
-def _choose_inner(fns) -> int:
-    """Calls per replay so that the fastest callable's replay lasts >= MIN_REPLAY_SECONDS."""
+def _per_call_seconds(fns) -> list[float]:
+    """A first estimate of each callable's GPU time per call (five calls, events around them)."""
     import torch
 
     per_call = []
@@ -201,6 +209,11 @@ def _choose_inner(fns) -> int:
         end.record()
         torch.cuda.synchronize()
         per_call.append(start.elapsed_time(end) / 1e3 / 5)
+    return per_call
+
+
+def _choose_inner(per_call: list[float]) -> int:
+    """Calls per replay so that the fastest callable's replay lasts >= MIN_REPLAY_SECONDS."""
     fastest = max(min(per_call), 1e-6)
     return int(min(MAX_INNER, max(1, round(MIN_REPLAY_SECONDS / fastest))))
 

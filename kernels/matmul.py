@@ -51,20 +51,6 @@ def _multiple(x, D: tl.constexpr):
 
 
 @triton.jit
-def _accumulate(acc, a, b, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, PROMOTE: tl.constexpr):
-    """acc + a @ b. PROMOTE (fp8 with precise accumulation): the K step's product is summed
-    by the tensor cores into a fresh partial and added to the fp32 accumulator here, after
-    the compiler's wait for the MMAs. (Triton's own promotion, max_num_imprecise_acc, adds
-    the partial between the MMAs of one step and ptxas then serialises every MMA of the
-    kernel: C7514, "wgmma.mma_async instructions are serialized".)"""
-    if PROMOTE:
-        acc += tl.dot(a, b, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
-    else:
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
-    return acc
-
-
-@triton.jit
 def _tile_coords(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """(pid_m, pid_n) of a linear tile index, in groups of GROUP_M tile rows.
 
@@ -165,7 +151,6 @@ def _gemm_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
-    PROMOTE: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -216,7 +201,7 @@ def _gemm_kernel(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = _accumulate(acc, a, b, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, PROMOTE)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
 
@@ -296,7 +281,6 @@ def _gemm_tma_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
-    PROMOTE: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_CM: tl.constexpr,
 ):
@@ -331,7 +315,7 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            acc = _accumulate(acc, a, b, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, PROMOTE)
+            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
         _epilogue_store(
             acc, off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N), M, N, c_ptr, stride_cm, stride_cn,
             bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
@@ -430,13 +414,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             BLOCK_K=cfg.block_k,
             GROUP_M=cfg.group_m,
             INPUT_PRECISION=input_precision if input_precision in ("ieee", "tf32") else None,
-            # fp8 on Hopper: without PROMOTE, Triton's default (the tensor cores'
-            # reduced-precision adder accumulates the whole K loop: fast accumulation).
-            # Precise: promoted to the fp32 accumulator every K step (BLOCK_K elements,
-            # and within a step every 128: at most the interval of CUTLASS's fp8 GEMMs
-            # and cuBLAS without fast accumulation, 4 wgmma k32 steps).
-            PROMOTE=fp8_precise,
-            MAX_NUM_IMPRECISE_ACC=128 if fp8_precise and cfg.block_k > 128 else None,
+            # fp8 on Hopper: None = Triton's default (accumulate the whole K loop
+            # in the tensor cores' reduced-precision adder). Otherwise promote to
+            # fp32 every 128 K elements (4 wgmma k32 steps), the promotion
+            # interval of CUTLASS's fp8 GEMMs and cuBLAS without fast accumulation.
+            # (ptxas then serialises the MMAs, C7514: Triton adds the partial sum
+            # between them. Adding it after the step's MMAs instead, in the kernel,
+            # removes that but measured slower at M = 4096 on the H200:
+            # docs/BENCHMARKS.md.)
+            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise else None,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
         )
