@@ -19,7 +19,10 @@ noise (docs/BENCHMARKS.md), and the flush stays the default.
 The two sides of a comparison (Triton and native, or base and head) are
 interleaved A, B, flush in every round on the same inputs, and their ratio is
 taken per round: clock and power drift (7-9% within one process on the H200)
-moves both sides of a round together and cancels in the ratio.
+moves both sides of a round together and cancels in the ratio. The order rotates
+from round to round (A B F, B F A, F A B, ...): with a fixed order, base and head
+of the same code differed by 2-8% in some cells on the H200, always in favour of
+the side timed second.
 
 A cooldown (`cooldown` > 0) idles the GPU after each round for that multiple of
 the round's own duration, for kernels of at least COOLDOWN_MIN_CALL_SECONDS: long
@@ -109,14 +112,19 @@ def measure(
     return _measure_host(sides, rounds=rounds)
 
 
+def round_order(r: int, n: int) -> list[int]:
+    """The order of n sides in round r: rotated by one each round (see the module docstring)."""
+    return [(r + i) % n for i in range(n)]
+
+
 def _measure_host(sides, *, rounds) -> Timing:
     samples: list[list[float]] = [[] for _ in sides]
     for r in range(rounds):
-        for side, out in zip(sides, samples):
-            fn = side[r % len(side)]
+        for i in round_order(r, len(sides)):
+            fn = sides[i][r % len(sides[i])]
             start = time.perf_counter()
             fn()
-            out.append(time.perf_counter() - start)
+            samples[i].append(time.perf_counter() - start)
     return Timing(samples, inner=1, method="host-clock (interpreter: not performance)")
 
 
@@ -160,15 +168,19 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     torch.cuda.synchronize()
 
     events: list[list[tuple]] = [[] for _ in graphs]
-    for _ in range(rounds):
-        for g, out in zip(graphs, events):
+    for r in range(rounds):
+        # Round r starts with graph r mod n: every side takes every position in the round
+        # equally often, so what a position brings (the clock's ramp after a cooldown, the
+        # work just before) is spread over the sides instead of always landing on one.
+        order = round_order(r, len(graphs))
+        for i in order:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
-            g.replay()
+            graphs[i].replay()
             end.record()
-            out.append((start, end))
+            events[i].append((start, end))
         if cooldown:
-            first, last = events[0][-1][0], events[-1][-1][1]
+            first, last = events[order[0]][-1][0], events[order[-1]][-1][1]
             last.synchronize()
             time.sleep(first.elapsed_time(last) / 1e3 * cooldown)
     torch.cuda.synchronize()

@@ -35,7 +35,17 @@ def test_measure_cycles_through_every_copy_in_order():
     ]
     timing = measure(*sides, rounds=6, warmup=0)
     assert len(timing.samples) == 2 and all(len(s) == 6 for s in timing.samples)
-    assert calls == [(side, r % 3) for r in range(6) for side in ("a", "b")]
+    # Each round uses the next copy; the sides' order rotates from round to round.
+    assert calls == [(side, r % 3) for r in range(6) for side in (("a", "b") if r % 2 == 0 else ("b", "a"))]
+
+
+def test_every_side_takes_every_position_of_a_round_equally_often():
+    from benchmarks.timing import round_order
+
+    orders = [round_order(r, 3) for r in range(6)]
+    assert orders[:3] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    for side in range(3):
+        assert sorted(order.index(side) for order in orders) == [0, 0, 1, 1, 2, 2]
 
 
 def test_measure_refuses_unequal_rotations():
