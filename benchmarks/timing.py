@@ -154,6 +154,11 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     stream.wait_stream(torch.cuda.current_stream())
     graphs = []
     with torch.cuda.stream(stream):
+        # One call of each on the capturing stream first: per-stream state (the serial split-K's
+        # tile counters, library workspaces) then exists before capture instead of inside it.
+        for side in sides:
+            for fn in side:
+                fn()
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g, stream=stream):

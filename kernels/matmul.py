@@ -121,6 +121,8 @@ def _gemm_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
+    ws_ptr,
+    counters_ptr,
     bias_ptr,
     scale_a_ptr,
     scale_b_ptr,
@@ -144,6 +146,7 @@ def _gemm_kernel(
     BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
     SPLIT_K: tl.constexpr,
+    SERIAL_REDUCE: tl.constexpr,
     EVEN_K: tl.constexpr,
     HAS_BIAS: tl.constexpr,
     ACTIVATION: tl.constexpr,
@@ -161,8 +164,12 @@ def _gemm_kernel(
 
     One program per output tile ("tile" variant). With SPLIT_K > 1 ("splitk"),
     program (tile, s) sums only the s-th slice of the K loop and writes its
-    fp32 partial tile to `c_ptr`, a (SPLIT_K, M, N) workspace; the reduction
-    kernel adds the slices and applies the epilogue.
+    fp32 partial tile to `ws_ptr`, a (SPLIT_K, M, N) workspace; the reduction
+    kernel adds the slices and applies the epilogue. With SERIAL_REDUCE
+    ("splitk_serial") there is no second kernel: each program counts itself in
+    at its tile's counter (`counters_ptr`, zero between launches), and the last
+    of the tile's slices to arrive adds the slices, in slice order (the same
+    bits as the second pass), applies the epilogue and resets the counter.
 
     DIV_*: powers of two (<= 16) that M, N, K and the strides (A's, B's and C's
     in that order) are multiples of.
@@ -211,8 +218,22 @@ def _gemm_kernel(
             scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
         )  # fmt: skip
     else:
-        ws_ptrs = c_ptr + tl.program_id(axis=1) * M * N + offs_m[:, None] * N + offs_n[None, :]
-        tl.store(ws_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+        in_bounds = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+        ws_tile = ws_ptr + offs_m[:, None] * N + offs_n[None, :]
+        tl.store(ws_tile + tl.program_id(axis=1) * M * N, acc, mask=in_bounds)
+        if SERIAL_REDUCE:
+            tl.debug_barrier()  # every thread's partial is written before the tile hears of it
+            counter = counters_ptr + tl.program_id(axis=0)
+            arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+            if arrived == SPLIT_K - 1:  # the tile's last slice: the others' partials are visible
+                acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+                for s in range(SPLIT_K):  # slice order, as the second pass: the same bits
+                    acc += tl.load(ws_tile + s * M * N, mask=in_bounds, other=0.0, cache_modifier=".cg")
+                _epilogue_store(
+                    acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+                    scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+                )  # fmt: skip
+                tl.atomic_xchg(counter, 0)  # ready for the next launch
 
 
 @triton.jit
@@ -441,20 +462,20 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         cols_b = b_.stride(0) if b_ is not b and b_.stride(1) == 1 else N
         return rows_a, cols_b
 
-    def pointer_args(cfg: GemmConfig, target: torch.Tensor, a_, b_, k_) -> tuple:
-        """The tile/splitk kernel's arguments; `target` is C, or the split-K workspace."""
-        c_strides = (c.stride(0), c.stride(1)) if cfg.split_k == 1 else (N, 1)
+    def pointer_args(cfg: GemmConfig, a_, b_, k_, workspace=None, counters=None) -> tuple:
+        """The tile/splitk kernel's arguments (C stands in for the split-K buffers it does not use)."""
         return (
-            a_, b_, target, *epilogue_args,
+            a_, b_, c, c if workspace is None else workspace, c if counters is None else counters,
+            *epilogue_args,
             M, N, k_, *wrap(a_, b_),
-            *a_.stride(), *b_.stride(), *c_strides, bias_stride,
+            *a_.stride(), *b_.stride(), c.stride(0), c.stride(1), bias_stride,
         )  # fmt: skip
 
     def pointer_meta(cfg: GemmConfig, a_, b_, k_) -> dict:
-        c_strides = (c.stride(0), c.stride(1)) if cfg.split_k == 1 else (N, 1)
-        strides = (*a_.stride(), *b_.stride(), *c_strides)
+        strides = (*a_.stride(), *b_.stride(), c.stride(0), c.stride(1))
         return dict(
-            mainloop(cfg), SPLIT_K=cfg.split_k, EVEN_K=k_ % cfg.block_k == 0, **epilogue,
+            mainloop(cfg), SPLIT_K=cfg.split_k, SERIAL_REDUCE=cfg.variant == "splitk_serial",
+            EVEN_K=k_ % cfg.block_k == 0, **epilogue,
             DIV_M=_divisor(M), DIV_N=_divisor(N), DIV_K=_divisor(k_), DIV_STRIDES=tuple(map(_divisor, strides)),
             DIV_LOADS=tuple(map(_divisor, wrap(a_, b_))),
         )  # fmt: skip
@@ -480,11 +501,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
         tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         if cfg.split_k == 1:
-            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, c, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_))
+            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
+        serial = cfg.variant == "splitk_serial"
+        counters = _tile_counters(a.device, tiles) if serial else None
         compiled = _start(_gemm_kernel, (tiles, cfg.split_k))(
-            *pointer_args(cfg, workspace, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_)
+            *pointer_args(cfg, a_, b_, k_, workspace, counters), **pointer_meta(cfg, a_, b_, k_)
         )
+        if serial:
+            return compiled
         grid = (triton.cdiv(M, _REDUCE_BLOCK[0]), triton.cdiv(N, _REDUCE_BLOCK[1]))
         _start(_splitk_reduce_kernel, grid)(
             workspace, c, *epilogue_args, M, N, c.stride(0), c.stride(1), bias_stride,
@@ -509,11 +534,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                 _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block), a_, b_, k_)
                 jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue
-            args = pointer_args(cfg, c, a_, b_, k_)
+            args = pointer_args(cfg, a_, b_, k_)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
                 # (otherwise a compile for 16-byte-aligned pointers would not be the one launched)
                 types = [x.dtype if isinstance(x, torch.Tensor) else x for x in args]
-                types[2] = c.dtype if cfg.split_k == 1 else torch.float32  # C, or the fp32 workspace
+                if cfg.split_k > 1:  # the fp32 workspace, and the serial reduction's int32 counters
+                    types[3] = torch.float32
+                    types[4] = torch.int32 if cfg.variant == "splitk_serial" else c.dtype
                 jobs.append(("pointer", tuple(types), pointer_meta(cfg, a_, b_, k_)))
         autotune.compile_in_parallel(_warmup_in_worker, jobs)
 
@@ -524,6 +551,29 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     )  # fmt: skip
     autotune.run(key, launch, forced=config, precompile=precompile, ineligible=ineligible)
     return c
+
+
+# Per (device, stream): the serial split-K's tile counters. Zero between launches (the last
+# slice of each tile resets its counter), so they are allocated, zeroed, once; launches on one
+# stream run one after another, and each stream has its own.
+_COUNTERS: dict[tuple, torch.Tensor] = {}
+
+
+def _tile_counters(device: torch.device, tiles: int) -> torch.Tensor:
+    """Zeroed int32 counters for `tiles` tiles, kept for the next launches on this stream.
+
+    Inside a CUDA-graph capture a missing buffer is allocated within the graph (zeroed in every
+    replay, never kept): run the GEMM once on the capturing stream first to capture none.
+    """
+    stream = torch.cuda.current_stream(device).cuda_stream if device.type == "cuda" else 0
+    key = (str(device), stream)
+    buffer = _COUNTERS.get(key)
+    if buffer is None or buffer.numel() < tiles:
+        capturing = device.type == "cuda" and torch.cuda.is_current_stream_capturing()
+        buffer = torch.zeros(max(tiles, 4096), dtype=torch.int32, device=device)
+        if not capturing and not OFFLINE_COMPILE:
+            _COUNTERS[key] = buffer
+    return buffer
 
 
 def _divisor(x: int) -> int:

@@ -15,8 +15,9 @@ Rules (the first seed's, made concrete):
   tensor descriptors) on chips with a TMA and tiles of >= 64 rows; "tma_ws"
   (the same, warp-specialized into producer and consumer partitions) where
   the spec says the compiler applies it; "splitk" (K cut into `split_k`
-  slices reduced in a second pass) when one wave of tiles leaves SMs idle and
-  K is long enough to cut. Where K or N rows are not 16-byte multiples, each
+  slices reduced in a second pass) and "splitk_serial" (the same slices summed
+  by the last one of each tile to finish: one launch) when one wave of tiles
+  leaves SMs idle and K is long enough to cut. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
@@ -27,12 +28,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 from dataclasses import asdict, dataclass
 
 from targets.spec import TargetSpec
 
 MAX_CONFIGS = 64
-VARIANTS = ("tile", "tma", "tma_ws", "splitk")
+VARIANTS = ("tile", "tma", "tma_ws", "splitk", "splitk_serial")
+SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 WARPS = (4, 8)
@@ -69,9 +72,11 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.group_m must be a positive int, got {self.group_m!r}")
         if self.variant not in VARIANTS:
             raise ValueError(f"GemmConfig.variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
-        if self.variant == "splitk":
+        if self.variant in SPLIT_VARIANTS:
             if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) or not 2 <= self.split_k <= 64:
-                raise ValueError(f"GemmConfig.split_k must be an int in 2..64 for variant splitk, got {self.split_k!r}")
+                raise ValueError(
+                    f"GemmConfig.split_k must be an int in 2..64 for variant {self.variant}, got {self.split_k!r}"
+                )
         elif self.split_k != 1:
             raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
         if not isinstance(self.pad, bool):
@@ -100,6 +105,8 @@ class GemmConfig:
             base = f"{base}-{self.variant.replace('_', '-')}"
         elif self.variant == "splitk":
             base = f"{base}-sk{self.split_k}"
+        elif self.variant == "splitk_serial":
+            base = f"{base}-sks{self.split_k}"
         return f"{base}-pad" if self.pad else base
 
 
@@ -126,11 +133,23 @@ def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> l
     for name, value in (("M", M), ("N", N), ("K", K)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"candidate_configs: {name} must be an int >= 1, got {value!r}")
-    return list(_candidate_configs(spec, dtype, M, N, K))
+    return list(_candidate_configs(spec, dtype, M, N, K, serial_split_k_offered()))
+
+
+# The one-launch split-K ("splitk_serial") joins the candidate spaces once it has been checked on
+# a GPU (tests/test_gpu.py); until then GEMMWATCH_SERIAL_SPLIT_K=1 offers it (to tune and measure it).
+ENV_SERIAL_SPLIT_K = "GEMMWATCH_SERIAL_SPLIT_K"
+
+
+def serial_split_k_offered() -> bool:
+    raw = os.environ.get(ENV_SERIAL_SPLIT_K, "0")
+    if raw not in ("0", "1"):
+        raise ValueError(f"{ENV_SERIAL_SPLIT_K} must be 0 or 1, got {raw!r}")
+    return raw == "1"
 
 
 @functools.lru_cache(maxsize=4096)
-def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> tuple[GemmConfig, ...]:
+def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int, serial: bool) -> tuple[GemmConfig, ...]:
     nbytes = dtype_bytes(dtype)
     tile_m, tile_n, tile_k16 = spec.mma_tile
     # K depth of one matrix instruction is fixed in bytes (32 B: k16 for fp16,
@@ -171,7 +190,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
-    configs += _variants(spec, configs, M, N, K)
+    configs += _variants(spec, configs, M, N, K, serial)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
@@ -180,7 +199,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
 
 
-def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int) -> list[GemmConfig]:
+def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, serial: bool) -> list[GemmConfig]:
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
     for cfg in tiles:
@@ -202,6 +221,8 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int)
             slice_iters = math.ceil(k_iters / s)
             if slice_iters >= 2 and cfg.num_stages <= slice_iters:
                 out.append(dataclasses.replace(cfg, variant="splitk", split_k=s))
+                if serial:
+                    out.append(dataclasses.replace(cfg, variant="splitk_serial", split_k=s))
     return out
 
 

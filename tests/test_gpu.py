@@ -5,6 +5,7 @@ import torch
 
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
+from targets import GemmConfig
 
 pytestmark = pytest.mark.gpu
 
@@ -158,3 +159,25 @@ def test_the_best_ranked_config_of_every_variant_is_correct(cell):
             raise
         torch.cuda.synchronize()
         assert relative_error(out, ref) <= TOLERANCE[dtype], cfg
+
+
+def test_serial_split_k_in_replayed_cuda_graphs_matches_the_second_pass(gen):
+    # The tile counters live outside the graph (created by a call on the capturing stream before
+    # capture, as benchmarks.timing does); each replay must find them zero and leave them zero.
+    a, b = _randn((16, 4096), torch.bfloat16, gen), _randn((4096, 4096), torch.bfloat16, gen)
+    two_pass = GemmConfig(16, 64, 64, 4, 3, variant="splitk", split_k=8)
+    serial = GemmConfig(16, 64, 64, 4, 3, variant="splitk_serial", split_k=8)
+    expected = kernels.matmul(a, b, config=two_pass)
+    out = torch.empty_like(expected)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        kernels.matmul(a, b, out=out, config=serial)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, stream=stream):
+            kernels.matmul(a, b, out=out, config=serial)
+    for _ in range(3):
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out, expected)

@@ -196,6 +196,7 @@ def test_selection_is_recorded(device, rng):
 VARIANT_CONFIGS = [
     GemmConfig(32, 32, 32, 4, 2),
     GemmConfig(16, 32, 16, 4, 2, variant="splitk", split_k=3),  # K slices of unequal length (K=72: 2+2+1 steps)
+    GemmConfig(16, 32, 16, 4, 2, variant="splitk_serial", split_k=3),  # the same, summed by each tile's last slice
     GemmConfig(64, 32, 32, 4, 2, variant="tma"),  # tiles larger than M: descriptor loads zero-fill
     GemmConfig(64, 64, 32, 4, 2, variant="tma_ws"),  # warp specialization: a compiler matter, same results
 ]
@@ -302,6 +303,19 @@ def test_split_k_is_deterministic(device, rng):
     first = kernels.matmul(a, b, config=config).clone()
     assert torch.equal(kernels.matmul(a, b, config=config), first)
     assert relative_error(first, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def test_serial_split_k_gives_the_second_pass_bits_and_leaves_its_counters_zero(device, rng):
+    from kernels.matmul import _COUNTERS
+
+    a, b = _randn((40, 1000), rng, torch.bfloat16, device), _randn((1000, 72), rng, torch.bfloat16, device)
+    bias = _randn((72,), rng, torch.bfloat16, device)
+    two_pass = GemmConfig(16, 32, 32, 4, 2, variant="splitk", split_k=8)
+    serial = GemmConfig(16, 32, 32, 4, 2, variant="splitk_serial", split_k=8)
+    expected = kernels.matmul(a, b, bias=bias, activation="gelu", config=two_pass).clone()
+    for _ in range(2):  # the counters are reused: the second call must find them zero again
+        assert torch.equal(kernels.matmul(a, b, bias=bias, activation="gelu", config=serial), expected)
+    assert _COUNTERS and all(not buffer.any() for buffer in _COUNTERS.values())
 
 
 def test_tma_variant_refuses_unaligned_operands_by_name(device, rng):

@@ -107,12 +107,28 @@ def test_gemm_config_validates_itself():
     assert str(GemmConfig(128, 256, 64, 8, 3)) == "BM128-BN256-BK64-w8-s3-g8"
     assert str(GemmConfig(128, 256, 64, 8, 3, variant="tma")) == "BM128-BN256-BK64-w8-s3-g8-tma"
     assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sk8"
-    with pytest.raises(ValueError, match="variant must be one of tile, tma, tma_ws, splitk, got 'streamk'"):
+    assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk_serial", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sks8"
+    with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
+        GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
+    with pytest.raises(
+        ValueError, match="variant must be one of tile, tma, tma_ws, splitk, splitk_serial, got 'streamk'"
+    ):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk")
     with pytest.raises(ValueError, match="split_k must be 1 for variant 'tma', got 4"):
         GemmConfig(64, 64, 32, 4, 2, variant="tma", split_k=4)
+
+
+def test_the_serial_split_k_is_offered_only_on_request(monkeypatch):
+    h200 = get("h200")
+    monkeypatch.delenv("GEMMWATCH_SERIAL_SPLIT_K", raising=False)
+    assert "splitk_serial" not in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
+    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "1")
+    assert "splitk_serial" in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
+    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "yes")
+    with pytest.raises(ValueError, match="GEMMWATCH_SERIAL_SPLIT_K must be 0 or 1, got 'yes'"):
+        candidate_configs(h200, "fp16", 16, 4096, 4096)
 
 
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
@@ -143,14 +159,18 @@ def test_tma_variant_only_on_chips_with_a_tma():
     assert get("h200").tma and get("b200").tma and not get("a100-80gb").tma and not get("mi300x").tma
 
 
-def test_split_k_only_where_one_wave_leaves_sms_idle():
+def test_split_k_only_where_one_wave_leaves_sms_idle(monkeypatch):
+    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "1")
     h200 = get("h200")
     # 4096^3: 128x128 tiles already fill 132 SMs many times over.
     assert not [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096) if c.variant == "splitk"]
     # Decode and small-M long-K shapes: few output tiles, long K.
     for shape in ((16, 4096, 4096), (1, 4096, 14336), (128, 4096, 14336)):
-        split = [c for c in candidate_configs(h200, "fp16", *shape) if c.variant == "splitk"]
+        configs = candidate_configs(h200, "fp16", *shape)
+        split = [c for c in configs if c.variant == "splitk"]
         assert split, shape
+        serial = {(c.block_m, c.block_n, c.block_k, c.split_k) for c in configs if c.variant == "splitk_serial"}
+        assert serial, "the one-launch reduction is offered beside the two-pass one"
         for c in split:
             tiles = math.ceil(shape[0] / c.block_m) * math.ceil(shape[1] / c.block_n)
             assert tiles < h200.sm_count <= tiles * c.split_k * 2  # fills the chip ...
