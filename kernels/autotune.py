@@ -167,6 +167,12 @@ def compile_in_parallel(worker, jobs: list[tuple]) -> None:
     concurrent.futures.wait([_POOL[0].submit(worker, *job) for job in jobs])
 
 
+def shutdown_workers() -> None:
+    """Stop the compile worker processes (a later compile starts new ones)."""
+    while _POOL:
+        _POOL.pop().shutdown(wait=True, cancel_futures=True)
+
+
 def _tuned(key: ProblemKey, target: str) -> GemmConfig | None:
     """The config `gemmwatch tune` measured best for this problem's bucket (targets/tuned/), if any."""
     import triton

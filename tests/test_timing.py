@@ -132,3 +132,37 @@ def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
     assert result.inner % copies == 0 and min(result.triton_s) > 0 and min(result.native_s) > 0
     # The clock state around the cell's rounds is recorded with it (NVML).
     assert result.state_before["sm_clock_mhz"] > 0 and result.state_after["sm_clock_mhz"] > 0
+
+
+def test_the_compile_workers_can_be_stopped_and_come_back(monkeypatch):
+    import os
+
+    from kernels import autotune
+
+    monkeypatch.setenv("GEMMWATCH_COMPILE_WORKERS", "2")
+    autotune.compile_in_parallel(os.getpid, [(), ()])
+    assert len(autotune._POOL) == 1
+    autotune.shutdown_workers()  # what measure_cells does between its compile pass and the timing
+    assert not autotune._POOL
+    autotune.shutdown_workers()  # idempotent
+    autotune.compile_in_parallel(os.getpid, [(), ()])  # a later compile starts new workers
+    assert len(autotune._POOL) == 1
+    autotune.shutdown_workers()
+
+
+def test_a_compile_pass_result_becomes_the_cells_tune_seconds(device, monkeypatch):
+    import benchmarks.measure
+    from benchmarks.measure import first_call
+
+    cell = Cell("fp16", 16, 32, 32)
+    seconds = first_call(cell, device)
+    assert isinstance(seconds, float) and seconds > 0
+    result = measure_cell(cell, rounds=2, device=device, spec=detect(), first=12.5)
+    assert not result.failed and result.tune_seconds == 12.5
+
+    class Broken(Prepared):
+        def triton(self, *args, **kwargs):
+            raise RuntimeError("no kernel")
+
+    monkeypatch.setattr(benchmarks.measure, "Prepared", Broken)
+    assert first_call(cell, device) == "RuntimeError: no kernel", "an error is returned, not raised"
