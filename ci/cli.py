@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--history", nargs="+", metavar="RESULT.json", help="earlier runs to estimate run-to-run noise from"
     )
     sim.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
+    sim.add_argument("--recheck", nargs="+", metavar="REPORT.json",
+                     help="A/A reports of `gemmwatch recheck`: simulate the workflow's recheck of flagged cells too")  # fmt: skip
     sim.set_defaults(func=_lazy("ci.simulate"))
 
     rck = sub.add_parser(

@@ -69,7 +69,7 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import cooldown, injected_slowdowns, slowed, timed_sides
     from benchmarks.timing import measure
-    from ci.decision import Verdict, call
+    from ci.decision import Verdict
     from targets import detect
 
     base_k, head_k = load_tree(base_tree), load_tree(head_tree)
@@ -103,17 +103,26 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue
-        change, interval, p = paired_change(timing.samples[0], timing.samples[1], settings.confidence)
         if device == "cpu":  # the interpreter: correctness was checked; its timings must not decide anything
+            change = paired_change(timing.samples[0], timing.samples[1], settings.confidence)[0]
             entry.update(verdict=Verdict.NOT_CALLED.value, note="Triton interpreter: timings are not performance",
                          change=change, rounds=rounds)  # fmt: skip
             continue
-        thr = settings.threshold_for(f"{suite} {cell.name}")
-        entry.update(change=change, interval=list(interval), p_value=p, threshold=thr, rounds=rounds)
+        entry.update(decide(timing.samples[0], timing.samples[1], f"{suite} {cell.name}", settings), rounds=rounds)
         entry["base_s"], entry["head_s"] = timing.median(0), timing.median(1)
-        entry["verdict"] = call(change, interval, p < settings.alpha, thr)[0].value
+        entry["base_rounds"], entry["head_rounds"] = timing.samples[0], timing.samples[1]  # for `simulate --recheck`
         entry["note"] = f"rechecked side by side in one process ({rounds} paired rounds)"
     return out
+
+
+def decide(base: list[float], head: list[float], name: str, settings) -> dict:
+    """The verdict on paired per-round times of base and head: `compare`'s rule on the paired change."""
+    from ci.decision import call
+
+    change, interval, p = paired_change(base, head, settings.confidence)
+    thr = settings.threshold_for(name)
+    verdict = call(change, interval, p < settings.alpha, thr)[0].value
+    return {"verdict": verdict, "change": change, "interval": list(interval), "p_value": p, "threshold": thr}
 
 
 def main(args) -> int:

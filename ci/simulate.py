@@ -6,6 +6,14 @@ and bootstrap-resamples their rounds. A/A trials count the alerts (regressed
 verdicts: false alarms) per run; injected trials multiply the head's samples
 of every cell by 1 + slowdown (ratio and Triton time) and count how many cells
 are called regressed.
+
+With `--recheck REPORT.json ...` (A/A reports of `gemmwatch recheck`: the same
+commit on both sides, per-round samples kept), each simulated run then goes
+through the PR workflow's second stage: every cell the comparison flagged
+(regressed, improved or noisy) is decided again from a bootstrap of one
+report's paired rounds (head rounds times 1 + slowdown in injected trials),
+and that verdict replaces the comparison's. A flagged cell that no report has
+keeps the comparison's verdict.
 """
 
 from __future__ import annotations
@@ -33,27 +41,64 @@ def _resampled(run: ResultFile, rng, factor: float = 1.0) -> ResultFile:
     return out
 
 
+FLAGGED = (Verdict.REGRESSED, Verdict.IMPROVED, Verdict.NOISY)  # what the PR workflow rechecks
+
+
+def _rechecked(result, rechecks: list[dict], rng, settings, factor: float) -> dict[str, Verdict]:
+    """Final verdict per cell after the recheck stage (the comparison's where none applies)."""
+    from ci.recheck import decide
+
+    final = {}
+    for c in result.cells:
+        key = c.name
+        reports = [r[key] for r in rechecks if r.get(key, {}).get("base_rounds")]
+        if c.verdict not in FLAGGED or not reports:
+            final[key] = c.verdict
+            continue
+        entry = reports[int(rng.integers(0, len(reports)))]
+        base, head = np.asarray(entry["base_rounds"]), np.asarray(entry["head_rounds"])
+        pick = rng.integers(0, len(base), len(base))  # paired rounds resampled together
+        final[key] = Verdict(decide(base[pick].tolist(), (head[pick] * factor).tolist(), key, settings)["verdict"])
+    return final
+
+
 def simulate(
-    runs: list[ResultFile], *, trials: int, slowdowns: list[float], settings, seed: int = 0, noise=None
+    runs: list[ResultFile],
+    *,
+    trials: int,
+    slowdowns: list[float],
+    settings,
+    seed: int = 0,
+    noise=None,
+    rechecks: list[dict] | None = None,
 ) -> dict:
-    """`noise`: per-cell run-to-run noise ({(suite, cell): sigma}, see `ci.compare.history_noise`) or None."""
+    """`noise`: per-cell run-to-run noise ({(suite, cell): sigma}, see `ci.compare.history_noise`) or None.
+    `rechecks`: the cells of A/A recheck reports ({"Suite cell": entry}), or None (no recheck stage)."""
     rng = np.random.default_rng(seed)
-    report = {"trials": trials, "aa_alerts": [], "detection": {}}
+    report = {"trials": trials, "aa_alerts": [], "aa_flagged": [], "detection": {}}
     pairs = [(i, j) for i in range(len(runs)) for j in range(len(runs)) if i != j]
+
+    def verdicts(result, factor):
+        if rechecks is None:
+            return {c.name: c.verdict for c in result.cells}
+        return _rechecked(result, rechecks, rng, settings, factor)
+
     for t in range(trials):
         i, j = pairs[t % len(pairs)]
         result = compare(_resampled(runs[i], rng), _resampled(runs[j], rng), settings, noise=noise)
-        report["aa_alerts"].append(len(result.by_verdict(Verdict.REGRESSED)))
+        report["aa_flagged"].append(sum(c.verdict in FLAGGED for c in result.cells))
+        report["aa_alerts"].append(sum(v == Verdict.REGRESSED for v in verdicts(result, 1.0).values()))
     for slowdown in slowdowns:
         detected, total, per_cell = 0, 0, {}
         for t in range(trials):
             i, j = pairs[t % len(pairs)]
             result = compare(_resampled(runs[i], rng), _resampled(runs[j], rng, 1.0 + slowdown), settings, noise=noise)
+            final = verdicts(result, 1.0 + slowdown)
             for c in result.cells:
                 if c.verdict in (Verdict.NEW, Verdict.MISSING, Verdict.FAILED, Verdict.NOT_CALLED):
                     continue
                 total += 1
-                hit = c.verdict == Verdict.REGRESSED
+                hit = final[c.name] == Verdict.REGRESSED
                 detected += hit
                 per_cell.setdefault(c.name, []).append(hit)
         report["detection"][slowdown] = {
@@ -64,6 +109,24 @@ def simulate(
             "per_cell_rate": {k: sum(v) / len(v) for k, v in per_cell.items()},
         }
     return report
+
+
+def _recheck_cells(path: str) -> dict:
+    """The cells of an A/A recheck report that kept their per-round samples."""
+    import json
+
+    try:
+        data = json.loads(open(path).read())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path}: {err}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), dict):
+        raise ValueError(f"{path}: not a `gemmwatch recheck` report (no 'cells' object)")
+    if data.get("base_commit") != data.get("head_commit"):
+        raise ValueError(f"{path}: base and head differ: an A/A recheck (the same commit on both sides) is needed")
+    cells = {k: v for k, v in data["cells"].items() if isinstance(v, dict) and v.get("base_rounds")}
+    if not cells:
+        raise ValueError(f"{path}: no cell with per-round samples (base_rounds/head_rounds)")
+    return cells
 
 
 def main(args) -> int:
@@ -89,11 +152,23 @@ def main(args) -> int:
         noise = by_machine.get(key)
         if noise is None:
             print(f"gemmwatch simulate: no --history run is of {key[0]} with Triton {key[1]}: no noise history used")
-    report = simulate(runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, noise=noise)
+    rechecks = None
+    if args.recheck:
+        try:
+            rechecks = [_recheck_cells(path) for path in args.recheck]
+        except ValueError as err:
+            print(f"gemmwatch simulate: {err}", file=sys.stderr)
+            return 2
+    report = simulate(
+        runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, noise=noise,
+        rechecks=rechecks,
+    )  # fmt: skip
     alerts = report["aa_alerts"]
+    stage = f", after rechecking the flagged cells ({len(rechecks)} A/A recheck report(s))" if rechecks else ""
     print(
-        f"A/A: {sum(alerts)} false alarms in {len(alerts)} simulated PR runs "
-        f"({100 * sum(alerts) / len(alerts):.1f} per 100 runs; runs with any alarm: {sum(a > 0 for a in alerts)})"
+        f"A/A: {sum(alerts)} false alarms in {len(alerts)} simulated PR runs{stage} "
+        f"({100 * sum(alerts) / len(alerts):.1f} per 100 runs; runs with any alarm: {sum(a > 0 for a in alerts)}; "
+        f"cells flagged by the comparison per run: {np.mean(report['aa_flagged']):.1f})"
     )
     for slowdown, d in report["detection"].items():
         rates = d["per_cell_rate"]
