@@ -8,7 +8,8 @@
 #
 # Environment: RUN_ARGS (extra `gemmwatch run` arguments, e.g. "--shapes square"),
 # INJECT ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the
-# fp16 decode cell 16x4096x4096), INJECT_ARGS (what the injected run measures).
+# fp16 decode cell 16x4096x4096), INJECT_ARGS (what the injected run measures),
+# RECHECK=1 (then every cell rechecked A/A side by side, and `simulate --recheck`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}
@@ -40,3 +41,17 @@ if enough_time 60; then GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJEC
 files=$(ls "$out"/{cold,warm,warm2}/results/*/*-*.json 2>/dev/null | grep -v machine.json)
 # shellcheck disable=SC2086
 python3 -m ci.cli noise --clocks $files > "$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+
+# The PR workflow's second stage on the same code (RECHECK=1): every cell of the matrix
+# rechecked base = head = HEAD side by side in one process (A/A, per-round samples kept),
+# then `simulate --recheck`: false alarms per 100 PR runs with the recheck applied.
+if [ "${RECHECK:-0}" = 1 ] && enough_time 240; then
+  mapfile -t cells < <(python3 -c 'from benchmarks import matrix
+for c in matrix.select(matrix.load(), interpreter=False).cells: print(c.name)')
+  python3 -m ci.cli recheck --base HEAD --head HEAD --cells "${cells[@]}" --work-dir "$work" \
+    --output "$out/recheck-aa.json" > "$out/recheck-aa.log" 2>&1
+  echo "recheck A/A: exit $?" | tee -a "$out/walltimes.txt"
+  # shellcheck disable=SC2086
+  python3 -m ci.cli simulate $files --recheck "$out/recheck-aa.json" > "$out/simulate-recheck.txt" 2>&1 &&
+    cat "$out/simulate-recheck.txt"
+fi
