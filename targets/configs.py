@@ -166,6 +166,10 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int, ser
     block_ms = _block_choices(M, m_options, tile_m)
     block_ns = _block_choices(N, (32, 64, 128, 256), tile_n)
     k_options = (32, 64, 128) if nbytes >= 2 else (64, 128, 256)
+    if M <= 16 and nbytes == 2:
+        # Decode reads B once and is bound by the bytes in flight: deeper K steps put more of
+        # them in each stage (fp8's best decode configs on the H200 took K steps of 256 bytes+).
+        k_options = (64, 128, 256)
     block_ks = [b for b in _block_choices(K, k_options, unit_k) if b >= vector_elems] or [max(k_options)]
 
     budget = spec.smem_per_block_bytes

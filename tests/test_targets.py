@@ -74,6 +74,9 @@ def test_decode_shapes_get_small_m_blocks(name):
         assert all(c.block_m <= 32 for c in configs), "decode shapes must not waste 64+ row tiles"
     big = candidate_configs(CATALOGUE[name], "fp16", 4096, 4096, 4096)
     assert min(c.block_m for c in big) >= 64
+    # Decode is bound by the bytes in flight: 16-bit decode also gets K steps of 256.
+    assert 256 in {c.block_k for c in candidate_configs(CATALOGUE[name], "bf16", 16, 4096, 4096)}
+    assert max(c.block_k for c in big) <= 128
 
 
 def test_mi300x_lds_gives_a_different_space_from_h100():
