@@ -27,6 +27,7 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
     `top_k` candidates all go to the fine pass (a pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
+    from benchmarks.measure import cooldown
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
     from targets import candidate_configs
@@ -63,7 +64,7 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
         return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
     native = prep.native if prep.native_supported() is None else None
     fns = [functools.partial(prep.triton, config=cfg) for cfg in correct] + ([native] if native else [])
-    timing = measure(*fns, rounds=rounds, warmup=1)
+    timing = measure(*fns, rounds=rounds, warmup=1, cooldown=cooldown())  # as the suites time them
     times = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(correct)}
     best = min(times, key=times.get)
     native_ms = timing.median(len(correct)) * 1e3 if native else None
