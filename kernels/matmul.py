@@ -116,6 +116,38 @@ def _epilogue_store(
 
 
 @triton.jit
+def _tile_partial(
+    a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+):  # fmt: skip
+    """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n)."""
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    # Rows/columns past the edge wrap onto valid ones, so operand loads need
+    # no M/N mask; the store masks them out.
+    offs_am = offs_m % rows_a
+    offs_bn = offs_n % cols_b
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
+    b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(k_lo, k_hi):
+        if EVEN_K:
+            a = tl.load(a_ptrs)
+            b = tl.load(b_ptrs)
+        else:
+            k_left = K - k * BLOCK_K
+            a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
+            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    return acc, offs_m, offs_n
+
+
+@triton.jit
 def _gemm_kernel(
     # pointers
     a_ptr,
@@ -189,28 +221,10 @@ def _gemm_kernel(
         k_lo = tl.program_id(axis=1) * per_slice
         k_hi = min(k_lo + per_slice, k_tiles)
 
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    # Rows/columns past the edge wrap onto valid ones, so operand loads need
-    # no M/N mask; the store masks them out.
-    offs_am = offs_m % rows_a
-    offs_bn = offs_n % cols_b
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
-    b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
-
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(k_lo, k_hi):
-        if EVEN_K:
-            a = tl.load(a_ptrs)
-            b = tl.load(b_ptrs)
-        else:
-            k_left = K - k * BLOCK_K
-            a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
+    acc, offs_m, offs_n = _tile_partial(
+        a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
+        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC,
+    )  # fmt: skip
 
     if SPLIT_K == 1:
         _epilogue_store(
@@ -234,6 +248,102 @@ def _gemm_kernel(
                     scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
                 )  # fmt: skip
                 tl.atomic_xchg(counter, 0)  # ready for the next launch
+
+
+@triton.jit
+def _gemm_streamk_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    ws_ptr,
+    counters_ptr,
+    bias_ptr,
+    scale_a_ptr,
+    scale_b_ptr,
+    M,
+    N,
+    K,
+    rows_a,
+    cols_b,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    stride_bias,
+    iters_per_program,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    EVEN_K: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    SCALE_A: tl.constexpr,
+    SCALE_B: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr,
+    MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    DIV_M: tl.constexpr,
+    DIV_N: tl.constexpr,
+    DIV_K: tl.constexpr,
+    DIV_STRIDES: tl.constexpr,
+    DIV_LOADS: tl.constexpr,
+):
+    """The "streamk" variant: the (tile, K step) iterations of the whole problem are dealt out
+    in equal contiguous ranges of `iters_per_program` to one program per SM, so every SM has
+    the same work however many tiles there are. A tile covered by one program is stored at
+    once; a tile split between programs gets their fp32 partial sums through the workspace
+    (two BLOCK_M x BLOCK_N slots per program: its first and its last tile), and the last of
+    them to arrive at the tile's counter adds them in program order (the same bits every
+    time), applies the epilogue and resets the counter.
+    """
+    M, N, K = _multiple(M, DIV_M), _multiple(N, DIV_N), _multiple(K, DIV_K)
+    rows_a, cols_b = _multiple(rows_a, DIV_LOADS[0]), _multiple(cols_b, DIV_LOADS[1])
+    stride_am, stride_ak = _multiple(stride_am, DIV_STRIDES[0]), _multiple(stride_ak, DIV_STRIDES[1])
+    stride_bk, stride_bn = _multiple(stride_bk, DIV_STRIDES[2]), _multiple(stride_bn, DIV_STRIDES[3])
+    stride_cm, stride_cn = _multiple(stride_cm, DIV_STRIDES[4]), _multiple(stride_cn, DIV_STRIDES[5])
+    pid = tl.program_id(axis=0)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    total = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N) * k_tiles
+    it = pid * iters_per_program
+    end = min(it + iters_per_program, total)
+    slot_offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    first_tile = it // k_tiles
+    while it < end:
+        tile = it // k_tiles
+        k_lo = it % k_tiles
+        k_hi = min(k_tiles, k_lo + (end - it))
+        pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        acc, offs_m, offs_n = _tile_partial(
+            a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC,
+        )  # fmt: skip
+        if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
+            _epilogue_store(
+                acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+                scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+            )  # fmt: skip
+        else:
+            slot = (pid * 2 + (tile != first_tile).to(tl.int32)) * BLOCK_M * BLOCK_N
+            tl.store(ws_ptr + slot + slot_offs, acc)
+            tl.debug_barrier()  # every thread's partial is written before the tile hears of it
+            p_first = (tile * k_tiles) // iters_per_program
+            p_last = ((tile + 1) * k_tiles - 1) // iters_per_program
+            counter = counters_ptr + tile
+            arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+            if arrived == p_last - p_first:  # the tile's last contributor: the others' partials are visible
+                acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+                for p in range(p_first, p_last + 1):
+                    their_first = (p * iters_per_program) // k_tiles
+                    their_slot = (p * 2 + (tile != their_first).to(tl.int32)) * BLOCK_M * BLOCK_N
+                    acc += tl.load(ws_ptr + their_slot + slot_offs, cache_modifier=".cg")
+                _epilogue_store(
+                    acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+                    scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+                )  # fmt: skip
+                tl.atomic_xchg(counter, 0)  # ready for the next launch
+        it += k_hi - k_lo
 
 
 @triton.jit
@@ -500,6 +610,14 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             programs, args, meta = tma_call(cfg, _descriptor, a_, b_, k_)
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
         tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+        if cfg.variant == "streamk":
+            programs, per_program = _streamk_split(tiles * triton.cdiv(k_, cfg.block_k), _sm_count(a.device))
+            workspace = torch.empty((programs * 2, cfg.block_m, cfg.block_n), dtype=torch.float32, device=a.device)
+            meta = pointer_meta(cfg, a_, b_, k_)
+            del meta["SPLIT_K"], meta["SERIAL_REDUCE"]
+            return _start(_gemm_streamk_kernel, (programs,))(
+                *pointer_args(cfg, a_, b_, k_, workspace, _tile_counters(a.device, tiles)), per_program, **meta
+            )
         if cfg.split_k == 1:
             return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
@@ -534,6 +652,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                 _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block), a_, b_, k_)
                 jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue
+            if cfg.variant == "streamk":
+                continue  # (its own kernel: compiled at its first launch)
             args = pointer_args(cfg, a_, b_, k_)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
                 # (otherwise a compile for 16-byte-aligned pointers would not be the one launched)
@@ -553,7 +673,14 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     return c
 
 
-# Per (device, stream): the serial split-K's tile counters. Zero between launches (the last
+def _streamk_split(iterations: int, sm_count: int) -> tuple[int, int]:
+    """(programs, iterations per program) of a stream-K launch: one program per SM, or fewer
+    when there are fewer (tile, K step) iterations than SMs."""
+    per_program = triton.cdiv(iterations, sm_count)
+    return triton.cdiv(iterations, per_program), per_program
+
+
+# Per (device, stream): the serial split-K's (and stream-K's) tile counters. Zero between launches (the last
 # slice of each tile resets its counter), so they are allocated, zeroed, once; launches on one
 # stream run one after another, and each stream has its own.
 _COUNTERS: dict[tuple, torch.Tensor] = {}

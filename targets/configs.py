@@ -17,7 +17,10 @@ Rules (the first seed's, made concrete):
   the spec says the compiler applies it; "splitk" (K cut into `split_k`
   slices reduced in a second pass) and "splitk_serial" (the same slices summed
   by the last one of each tile to finish: one launch) when one wave of tiles
-  leaves SMs idle and K is long enough to cut. Where K or N rows are not 16-byte multiples, each
+  leaves SMs idle and K is long enough to cut; "streamk" (every SM gets an
+  equal share of the (tile, K step) iterations) where the last wave is partial.
+  The last two synchronise programs through counters in memory and are offered
+  only with GEMMWATCH_NEW_VARIANTS=1 until they have run on a GPU. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
@@ -34,7 +37,7 @@ from dataclasses import asdict, dataclass
 from targets.spec import TargetSpec
 
 MAX_CONFIGS = 64
-VARIANTS = ("tile", "tma", "tma_ws", "splitk", "splitk_serial")
+VARIANTS = ("tile", "tma", "tma_ws", "splitk", "splitk_serial", "streamk")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
@@ -107,6 +110,8 @@ class GemmConfig:
             base = f"{base}-sk{self.split_k}"
         elif self.variant == "splitk_serial":
             base = f"{base}-sks{self.split_k}"
+        elif self.variant == "streamk":
+            base = f"{base}-streamk"
         return f"{base}-pad" if self.pad else base
 
 
@@ -133,23 +138,27 @@ def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> l
     for name, value in (("M", M), ("N", N), ("K", K)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"candidate_configs: {name} must be an int >= 1, got {value!r}")
-    return list(_candidate_configs(spec, dtype, M, N, K, serial_split_k_offered()))
+    return list(_candidate_configs(spec, dtype, M, N, K, new_variants_offered()))
 
 
-# The one-launch split-K ("splitk_serial") joins the candidate spaces once it has been checked on
-# a GPU (tests/test_gpu.py); until then GEMMWATCH_SERIAL_SPLIT_K=1 offers it (to tune and measure it).
-ENV_SERIAL_SPLIT_K = "GEMMWATCH_SERIAL_SPLIT_K"
+# Variants not yet run on a GPU ("splitk_serial", "streamk": they synchronise programs through
+# counters in memory) join the candidate spaces once checked there (tests/test_gpu.py); until then
+# GEMMWATCH_NEW_VARIANTS=1 offers them, to tune and measure them.
+ENV_NEW_VARIANTS = "GEMMWATCH_NEW_VARIANTS"
+NEW_VARIANTS = ("splitk_serial", "streamk")
 
 
-def serial_split_k_offered() -> bool:
-    raw = os.environ.get(ENV_SERIAL_SPLIT_K, "0")
+def new_variants_offered() -> bool:
+    raw = os.environ.get(ENV_NEW_VARIANTS, "0")
     if raw not in ("0", "1"):
-        raise ValueError(f"{ENV_SERIAL_SPLIT_K} must be 0 or 1, got {raw!r}")
+        raise ValueError(f"{ENV_NEW_VARIANTS} must be 0 or 1, got {raw!r}")
     return raw == "1"
 
 
 @functools.lru_cache(maxsize=4096)
-def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int, serial: bool) -> tuple[GemmConfig, ...]:
+def _candidate_configs(
+    spec: TargetSpec, dtype: str, M: int, N: int, K: int, new_variants: bool
+) -> tuple[GemmConfig, ...]:
     nbytes = dtype_bytes(dtype)
     tile_m, tile_n, tile_k16 = spec.mma_tile
     # K depth of one matrix instruction is fixed in bytes (32 B: k16 for fp16,
@@ -194,7 +203,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int, ser
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
-    configs += _variants(spec, configs, M, N, K, serial)
+    configs += _variants(spec, configs, M, N, K, new_variants)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
@@ -203,7 +212,9 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int, ser
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
 
 
-def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, serial: bool) -> list[GemmConfig]:
+def _variants(
+    spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, new_variants: bool
+) -> list[GemmConfig]:
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
     for cfg in tiles:
@@ -213,6 +224,11 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
                 out.append(dataclasses.replace(cfg, variant="tma_ws"))
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
+        waves = programs / spec.sm_count
+        if new_variants and waves < 4 and waves % 1 and k_iters >= 4:
+            # A partial last wave (or less than one) that is a large part of the work: stream-K
+            # deals the (tile, K step) iterations out evenly to every SM instead.
+            out.append(dataclasses.replace(cfg, variant="streamk"))
         if programs >= spec.sm_count:
             continue  # a full wave already: splitting K only adds the reduction
         # The smallest split that fills the chip, and twice that; decode shapes (M <= 16,
@@ -225,7 +241,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
             slice_iters = math.ceil(k_iters / s)
             if slice_iters >= 2 and cfg.num_stages <= slice_iters:
                 out.append(dataclasses.replace(cfg, variant="splitk", split_k=s))
-                if serial:
+                if new_variants:
                     out.append(dataclasses.replace(cfg, variant="splitk_serial", split_k=s))
     return out
 
@@ -259,7 +275,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     """
     tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.block_n)
     waves = tiles_m * tiles_n * cfg.split_k / spec.sm_count
-    wave_eff = waves / math.ceil(waves)
+    wave_eff = 1.0 if cfg.variant == "streamk" else waves / math.ceil(waves)
     useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
     if cfg.split_k > 1:
         # The fp32 partial sums are written and read back once each: charge

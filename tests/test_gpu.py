@@ -181,3 +181,20 @@ def test_serial_split_k_in_replayed_cuda_graphs_matches_the_second_pass(gen):
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out, expected)
+
+
+@pytest.mark.parametrize("shape", [(1024, 1024, 1024), (128, 4096, 4096), (1000, 1000, 1000)])
+def test_stream_k_on_the_gpu_matches_the_tile_kernel(shape, gen):
+    # Every SM's program synchronises the tiles it shares through counters in memory: the sum must
+    # be right, the same bits every call, and the counters zero again after each launch.
+    from kernels.matmul import _COUNTERS
+
+    M, N, K = shape
+    a, b = _randn((M, K), torch.float16, gen), _randn((K, N), torch.float16, gen)
+    config = GemmConfig(128 if M > 128 else 64, 128 if M > 128 else 64, 64, 8 if M > 128 else 4, 3, variant="streamk")
+    first = kernels.matmul(a, b, config=config)
+    for _ in range(3):
+        assert torch.equal(kernels.matmul(a, b, config=config), first)
+    assert relative_error(first, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+    torch.cuda.synchronize()
+    assert all(not buffer.any() for buffer in _COUNTERS.values())

@@ -197,6 +197,7 @@ VARIANT_CONFIGS = [
     GemmConfig(32, 32, 32, 4, 2),
     GemmConfig(16, 32, 16, 4, 2, variant="splitk", split_k=3),  # K slices of unequal length (K=72: 2+2+1 steps)
     GemmConfig(16, 32, 16, 4, 2, variant="splitk_serial", split_k=3),  # the same, summed by each tile's last slice
+    GemmConfig(16, 32, 16, 4, 2, variant="streamk"),  # (one program in the interpreter: see the stream-K test)
     GemmConfig(64, 32, 32, 4, 2, variant="tma"),  # tiles larger than M: descriptor loads zero-fill
     GemmConfig(64, 64, 32, 4, 2, variant="tma_ws"),  # warp specialization: a compiler matter, same results
 ]
@@ -316,6 +317,27 @@ def test_serial_split_k_gives_the_second_pass_bits_and_leaves_its_counters_zero(
     for _ in range(2):  # the counters are reused: the second call must find them zero again
         assert torch.equal(kernels.matmul(a, b, bias=bias, activation="gelu", config=serial), expected)
     assert _COUNTERS and all(not buffer.any() for buffer in _COUNTERS.values())
+
+
+@pytest.mark.parametrize("programs", [1, 4, 11, 64])
+def test_stream_k_deals_every_iteration_out_once_whatever_the_program_count(programs, device, rng, monkeypatch):
+    import sys
+
+    import kernels.matmul
+    from kernels.matmul import _COUNTERS
+
+    matmul_module = sys.modules["kernels.matmul"]
+    monkeypatch.setattr(matmul_module, "_sm_count", lambda device: programs)
+    # 3 x 2 tiles of 16 x 32, 5 K steps each: 30 iterations for 1 program (all of them), 4 or
+    # 11 (ranges of 8 or 3 iterations, so tiles split unevenly between 2 or 3 programs) or 64
+    # (one iteration each: 30 programs, every tile summed from 5).
+    a, b = _randn((40, 70), rng, torch.float16, device), _randn((70, 64), rng, torch.float16, device)
+    bias = _randn((64,), rng, torch.float16, device)
+    config = GemmConfig(16, 32, 16, 4, 2, variant="streamk")
+    out = kernels.matmul(a, b, bias=bias, activation="silu", config=config)
+    assert relative_error(out, reference_gemm(a, b, bias=bias, activation="silu")) <= TOLERANCE["fp16"]
+    assert torch.equal(kernels.matmul(a, b, bias=bias, activation="silu", config=config), out)  # counters reset
+    assert all(not buffer.any() for buffer in _COUNTERS.values())
 
 
 def test_tma_variant_refuses_unaligned_operands_by_name(device, rng):

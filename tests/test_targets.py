@@ -113,24 +113,27 @@ def test_gemm_config_validates_itself():
     assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk_serial", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sks8"
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
-    with pytest.raises(
-        ValueError, match="variant must be one of tile, tma, tma_ws, splitk, splitk_serial, got 'streamk'"
-    ):
-        GemmConfig(64, 64, 32, 4, 2, variant="streamk")
+    with pytest.raises(ValueError, match="variant must be one of tile, tma, .*, streamk, got 'streamk2'"):
+        GemmConfig(64, 64, 32, 4, 2, variant="streamk2")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk")
     with pytest.raises(ValueError, match="split_k must be 1 for variant 'tma', got 4"):
         GemmConfig(64, 64, 32, 4, 2, variant="tma", split_k=4)
 
 
-def test_the_serial_split_k_is_offered_only_on_request(monkeypatch):
+def test_variants_not_yet_run_on_a_gpu_are_offered_only_on_request(monkeypatch):
     h200 = get("h200")
-    monkeypatch.delenv("GEMMWATCH_SERIAL_SPLIT_K", raising=False)
-    assert "splitk_serial" not in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
-    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "1")
+    monkeypatch.delenv("GEMMWATCH_NEW_VARIANTS", raising=False)
+    for shape in ((16, 4096, 4096), (128, 4096, 4096), (1024, 1024, 1024)):
+        assert not {"splitk_serial", "streamk"} & {c.variant for c in candidate_configs(h200, "fp16", *shape)}
+    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")
     assert "splitk_serial" in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
-    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "yes")
-    with pytest.raises(ValueError, match="GEMMWATCH_SERIAL_SPLIT_K must be 0 or 1, got 'yes'"):
+    # 1024^3 in 128x128 tiles: 64 tiles for 132 SMs, a partial wave: stream-K evens it out.
+    assert "streamk" in {c.variant for c in candidate_configs(h200, "fp16", 1024, 1024, 1024)}
+    assert "streamk" not in {c.variant for c in candidate_configs(h200, "fp16", 8192, 8192, 8192)}  # 16 full waves
+    assert str(GemmConfig(128, 128, 64, 8, 3, variant="streamk")) == "BM128-BN128-BK64-w8-s3-g8-streamk"
+    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "yes")
+    with pytest.raises(ValueError, match="GEMMWATCH_NEW_VARIANTS must be 0 or 1, got 'yes'"):
         candidate_configs(h200, "fp16", 16, 4096, 4096)
 
 
@@ -163,7 +166,7 @@ def test_tma_variant_only_on_chips_with_a_tma():
 
 
 def test_split_k_only_where_one_wave_leaves_sms_idle(monkeypatch):
-    monkeypatch.setenv("GEMMWATCH_SERIAL_SPLIT_K", "1")
+    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")
     h200 = get("h200")
     # 4096^3: 128x128 tiles already fill 132 SMs many times over.
     assert not [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096) if c.variant == "splitk"]
@@ -185,7 +188,8 @@ def test_split_k_only_where_one_wave_leaves_sms_idle(monkeypatch):
     # Decode shapes get deeper splits than prefill ones (memory-bound: more loads in flight).
     deep = [c for c in candidate_configs(h200, "fp16", 1, 4096, 4096) if c.variant == "splitk"]
     assert max(c.split_k for c in deep) >= 8
-    # Split-K is among the first candidates a timed search tries there.
+    # Split-K is among the first candidates a timed search tries there (in the default space).
+    monkeypatch.delenv("GEMMWATCH_NEW_VARIANTS")
     assert any(c.variant == "splitk" for c in candidate_configs(h200, "fp16", 16, 4096, 4096)[:4])
     # Too short a K to cut: no slices of a single step.
     assert not [c for c in candidate_configs(h200, "fp16", 16, 4096, 64) if c.variant == "splitk"]
