@@ -51,6 +51,21 @@ def _multiple(x, D: tl.constexpr):
 
 
 @triton.jit
+def _restated(
+    M, N, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+    DIV_M: tl.constexpr, DIV_N: tl.constexpr, DIV_K: tl.constexpr, DIV_STRIDES: tl.constexpr, DIV_LOADS: tl.constexpr,
+):  # fmt: skip
+    """The pointer kernels' sizes and strides with their divisibility (DIV_*) restated."""
+    return (
+        _multiple(M, DIV_M), _multiple(N, DIV_N), _multiple(K, DIV_K),
+        _multiple(rows_a, DIV_LOADS[0]), _multiple(cols_b, DIV_LOADS[1]),
+        _multiple(stride_am, DIV_STRIDES[0]), _multiple(stride_ak, DIV_STRIDES[1]),
+        _multiple(stride_bk, DIV_STRIDES[2]), _multiple(stride_bn, DIV_STRIDES[3]),
+        _multiple(stride_cm, DIV_STRIDES[4]), _multiple(stride_cn, DIV_STRIDES[5]),
+    )  # fmt: skip
+
+
+@triton.jit
 def _tile_coords(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """(pid_m, pid_n) of a linear tile index, in groups of GROUP_M tile rows.
 
@@ -206,11 +221,10 @@ def _gemm_kernel(
     DIV_*: powers of two (<= 16) that M, N, K and the strides (A's, B's and C's
     in that order) are multiples of.
     """
-    M, N, K = _multiple(M, DIV_M), _multiple(N, DIV_N), _multiple(K, DIV_K)
-    rows_a, cols_b = _multiple(rows_a, DIV_LOADS[0]), _multiple(cols_b, DIV_LOADS[1])
-    stride_am, stride_ak = _multiple(stride_am, DIV_STRIDES[0]), _multiple(stride_ak, DIV_STRIDES[1])
-    stride_bk, stride_bn = _multiple(stride_bk, DIV_STRIDES[2]), _multiple(stride_bn, DIV_STRIDES[3])
-    stride_cm, stride_cn = _multiple(stride_cm, DIV_STRIDES[4]), _multiple(stride_cn, DIV_STRIDES[5])
+    M, N, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn = _restated(
+        M, N, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+        DIV_M, DIV_N, DIV_K, DIV_STRIDES, DIV_LOADS,
+    )  # fmt: skip
     pid_m, pid_n = _tile_coords(tl.program_id(axis=0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     k_tiles = tl.cdiv(K, BLOCK_K)
     if SPLIT_K == 1:
@@ -298,11 +312,10 @@ def _gemm_streamk_kernel(
     them to arrive at the tile's counter adds them in program order (the same bits every
     time), applies the epilogue and resets the counter.
     """
-    M, N, K = _multiple(M, DIV_M), _multiple(N, DIV_N), _multiple(K, DIV_K)
-    rows_a, cols_b = _multiple(rows_a, DIV_LOADS[0]), _multiple(cols_b, DIV_LOADS[1])
-    stride_am, stride_ak = _multiple(stride_am, DIV_STRIDES[0]), _multiple(stride_ak, DIV_STRIDES[1])
-    stride_bk, stride_bn = _multiple(stride_bk, DIV_STRIDES[2]), _multiple(stride_bn, DIV_STRIDES[3])
-    stride_cm, stride_cn = _multiple(stride_cm, DIV_STRIDES[4]), _multiple(stride_cn, DIV_STRIDES[5])
+    M, N, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn = _restated(
+        M, N, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+        DIV_M, DIV_N, DIV_K, DIV_STRIDES, DIV_LOADS,
+    )  # fmt: skip
     pid = tl.program_id(axis=0)
     k_tiles = tl.cdiv(K, BLOCK_K)
     total = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N) * k_tiles
