@@ -102,6 +102,43 @@ def _epilogue_store(
     SCALE_B: tl.constexpr,
 ):
     """In fp32 registers: scales, bias, activation; then one rounding and a masked store."""
+    acc = _epilogue(
+        acc,
+        offs_m,
+        offs_n,
+        M,
+        N,
+        bias_ptr,
+        stride_bias,
+        scale_a_ptr,
+        scale_b_ptr,
+        HAS_BIAS,
+        ACTIVATION,
+        SCALE_A,
+        SCALE_B,
+    )
+    c = acc.to(c_ptr.dtype.element_ty)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def _epilogue(
+    acc,
+    offs_m,
+    offs_n,
+    M,
+    N,
+    bias_ptr,
+    stride_bias,
+    scale_a_ptr,
+    scale_b_ptr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+    SCALE_A: tl.constexpr,
+    SCALE_B: tl.constexpr,
+):
+    """acc (fp32) with the scales, the bias and the activation applied."""
     # Rows/columns past the edge read valid neighbours; the store masks them out.
     safe_m = offs_m % M
     safe_n = offs_n % N
@@ -125,9 +162,7 @@ def _epilogue_store(
     elif ACTIVATION == 4:  # gelu, tanh approximation: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
         inner = 0.7978845608028654 * (acc + 0.044715 * acc * acc * acc)
         acc = 0.5 * acc * (1.0 + (2.0 * tl.sigmoid(2.0 * inner) - 1.0))
-    c = acc.to(c_ptr.dtype.element_ty)
-    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+    return acc
 
 
 @triton.jit
@@ -402,6 +437,7 @@ def _gemm_tma_kernel(
     a_desc,
     b_desc,
     c_ptr,
+    c_desc,
     bias_ptr,
     scale_a_ptr,
     scale_b_ptr,
@@ -419,6 +455,7 @@ def _gemm_tma_kernel(
     A_T: tl.constexpr,
     B_T: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
+    TMA_STORE: tl.constexpr,
     HAS_BIAS: tl.constexpr,
     ACTIVATION: tl.constexpr,
     SCALE_A: tl.constexpr,
@@ -437,6 +474,8 @@ def _gemm_tma_kernel(
     WARP_SPECIALIZE ("tma_ws"): the compiler splits the loop into producer
     (TMA) and consumer (MMA) warp partitions; Triton 3.6 does so on sm_100 and
     later and ignores the request on Hopper (checked on the compiled kernels).
+    TMA_STORE ("tma_store"): the output tile leaves through a descriptor over C
+    (`c_desc`, clipped at the edges) instead of pointer stores.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
@@ -460,10 +499,18 @@ def _gemm_tma_kernel(
             else:
                 b = b_desc.load([off_k, off_n])
             acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
-        _epilogue_store(
-            acc, off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N), M, N, c_ptr, stride_cm, stride_cn,
-            bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
-        )  # fmt: skip
+        offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
+        if TMA_STORE:
+            acc = _epilogue(
+                acc, offs_m, offs_n, M, N, bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr,
+                HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+            )  # fmt: skip
+            c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+        else:
+            _epilogue_store(
+                acc, offs_m, offs_n, M, N, c_ptr, stride_cm, stride_cn, bias_ptr, stride_bias,
+                scale_a_ptr, scale_b_ptr, HAS_BIAS, ACTIVATION, SCALE_A, SCALE_B,
+            )  # fmt: skip
 
 
 def matmul(
@@ -608,12 +655,16 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
         (a_block, a_t), (b_block, b_t) = _descriptor_block(a_, cfg, k_dim=1), _descriptor_block(b_, cfg, k_dim=0)
         programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
+        # "tma_store": C through a descriptor too, where C's rows allow one (else pointer stores).
+        tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and _tma_problem(c, "C") is None
+        c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
         args = (
-            descriptor(a_, a_block, a_t), descriptor(b_, b_block, b_t), c, *epilogue_args,
+            descriptor(a_, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
         )  # fmt: skip
         meta = dict(
-            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", **mainloop(cfg), **epilogue, **store_hints
+            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", TMA_STORE=tma_store,
+            **mainloop(cfg), **epilogue, **store_hints,
         )  # fmt: skip
         return programs, args, meta
 

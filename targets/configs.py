@@ -19,7 +19,8 @@ Rules (the first seed's, made concrete):
   by the last one of each tile to finish: one launch) when one wave of tiles
   leaves SMs idle and K is long enough to cut; "streamk" (every SM gets an
   equal share of the (tile, K step) iterations) where the last wave is partial.
-  The last two synchronise programs through counters in memory and are offered
+  The last two synchronise programs through counters in memory; they and
+  "tma_store" (the TMA kernel storing C through a descriptor too) are offered
   only with GEMMWATCH_NEW_VARIANTS=1 until they have run on a GPU. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
@@ -37,7 +38,7 @@ from dataclasses import asdict, dataclass
 from targets.spec import TargetSpec
 
 MAX_CONFIGS = 64
-VARIANTS = ("tile", "tma", "tma_ws", "splitk", "splitk_serial", "streamk")
+VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
@@ -87,8 +88,8 @@ class GemmConfig:
 
     @property
     def uses_tma(self) -> bool:
-        """The persistent TMA kernel runs this config (variants "tma" and "tma_ws")."""
-        return self.variant in ("tma", "tma_ws")
+        """The persistent TMA kernel runs this config (variants "tma", "tma_ws", "tma_store")."""
+        return self.variant in ("tma", "tma_ws", "tma_store")
 
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
@@ -145,7 +146,7 @@ def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> l
 # counters in memory) join the candidate spaces once checked there (tests/test_gpu.py); until then
 # GEMMWATCH_NEW_VARIANTS=1 offers them, to tune and measure them.
 ENV_NEW_VARIANTS = "GEMMWATCH_NEW_VARIANTS"
-NEW_VARIANTS = ("splitk_serial", "streamk")
+NEW_VARIANTS = ("splitk_serial", "streamk", "tma_store")
 
 
 def new_variants_offered() -> bool:
@@ -203,7 +204,7 @@ def _candidate_configs(
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
-    configs += _variants(spec, configs, M, N, K, new_variants)
+    configs += _variants(spec, configs, M, N, K, nbytes, new_variants)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
@@ -213,7 +214,7 @@ def _candidate_configs(
 
 
 def _variants(
-    spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, new_variants: bool
+    spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int, new_variants: bool
 ) -> list[GemmConfig]:
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
@@ -222,6 +223,10 @@ def _variants(
             out.append(dataclasses.replace(cfg, variant="tma"))
             if spec.auto_warp_specialize:
                 out.append(dataclasses.replace(cfg, variant="tma_ws"))
+            # The output tile staged in shared memory for its TMA store (16-bit C, 32-bit for fp32).
+            c_tile = cfg.block_m * cfg.block_n * (4 if nbytes == 4 else 2)
+            if new_variants and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
+                out.append(dataclasses.replace(cfg, variant="tma_store"))
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
         waves = programs / spec.sm_count

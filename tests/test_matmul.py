@@ -200,6 +200,7 @@ VARIANT_CONFIGS = [
     GemmConfig(16, 32, 16, 4, 2, variant="streamk"),  # (one program in the interpreter: see the stream-K test)
     GemmConfig(64, 32, 32, 4, 2, variant="tma"),  # tiles larger than M: descriptor loads zero-fill
     GemmConfig(64, 64, 32, 4, 2, variant="tma_ws"),  # warp specialization: a compiler matter, same results
+    GemmConfig(64, 32, 32, 4, 2, variant="tma_store"),  # C through a descriptor: clipped at the edges
 ]
 
 
@@ -338,6 +339,14 @@ def test_stream_k_deals_every_iteration_out_once_whatever_the_program_count(prog
     assert relative_error(out, reference_gemm(a, b, bias=bias, activation="silu")) <= TOLERANCE["fp16"]
     assert torch.equal(kernels.matmul(a, b, bias=bias, activation="silu", config=config), out)  # counters reset
     assert all(not buffer.any() for buffer in _COUNTERS.values())
+
+
+def test_tma_store_falls_back_to_pointer_stores_for_an_output_a_descriptor_cannot_take(device, rng):
+    a, b = _randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
+    config = GemmConfig(64, 32, 32, 4, 2, variant="tma_store")
+    column_major = torch.full((48, 40), float("nan"), dtype=torch.float16, device=device).T
+    kernels.matmul(a, b, out=column_major, config=config)
+    assert relative_error(column_major, reference_gemm(a, b)) <= TOLERANCE["fp16"]
 
 
 def test_tma_variant_refuses_unaligned_operands_by_name(device, rng):

@@ -143,7 +143,8 @@ def check(a, b, configs):
 check(torch.empty(256, 192, dtype=torch.float16), torch.empty(192, 320, dtype=torch.float16).t().contiguous().t(),
       [GemmConfig(128, 64, 64, 4, 3, variant="tma"), GemmConfig(64, 64, 64, 4, 3),
        GemmConfig(64, 64, 32, 4, 2, variant="splitk", split_k=2),
-       GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial", split_k=2)])
+       GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial", split_k=2),
+       GemmConfig(128, 64, 64, 4, 3, variant="tma_store")])
 check(torch.empty(100, 190, dtype=torch.float16), torch.empty(190, 333, dtype=torch.float16),  # odd rows
       [GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True), GemmConfig(64, 64, 64, 4, 3, pad=True),
        GemmConfig(16, 64, 32, 4, 2, variant="splitk", split_k=2, pad=True), GemmConfig(64, 64, 64, 4, 3)])
@@ -158,7 +159,7 @@ def test_the_compile_workers_build_the_binaries_the_launch_uses():
                           env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")[:-1]
-    assert len(lines) == 8 and all(line.endswith(" True") for line in lines), proc.stdout
+    assert len(lines) == 9 and all(line.endswith(" True") for line in lines), proc.stdout
 
 
 VECTOR_CHECK = """

@@ -125,13 +125,19 @@ def test_variants_not_yet_run_on_a_gpu_are_offered_only_on_request(monkeypatch):
     h200 = get("h200")
     monkeypatch.delenv("GEMMWATCH_NEW_VARIANTS", raising=False)
     for shape in ((16, 4096, 4096), (128, 4096, 4096), (1024, 1024, 1024)):
-        assert not {"splitk_serial", "streamk"} & {c.variant for c in candidate_configs(h200, "fp16", *shape)}
+        offered = {c.variant for c in candidate_configs(h200, "fp16", *shape)}
+        assert not {"splitk_serial", "streamk", "tma_store"} & offered
     monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")
     assert "splitk_serial" in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
     # 1024^3 in 128x128 tiles: 64 tiles for 132 SMs, a partial wave: stream-K evens it out.
     assert "streamk" in {c.variant for c in candidate_configs(h200, "fp16", 1024, 1024, 1024)}
     assert "streamk" not in {c.variant for c in candidate_configs(h200, "fp16", 8192, 8192, 8192)}  # 16 full waves
     assert str(GemmConfig(128, 128, 64, 8, 3, variant="streamk")) == "BM128-BN128-BK64-w8-s3-g8-streamk"
+    # tma_store: beside tma, where the output tile also fits in shared memory with the pipeline.
+    stores = [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096) if c.variant == "tma_store"]
+    assert stores and all(c.uses_tma for c in stores)
+    assert all(c.smem_bytes(2) + c.block_m * c.block_n * 2 <= h200.smem_per_block_bytes for c in stores)
+    assert str(stores[0]).endswith("-tma-store")
     monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "yes")
     with pytest.raises(ValueError, match="GEMMWATCH_NEW_VARIANTS must be 0 or 1, got 'yes'"):
         candidate_configs(h200, "fp16", 16, 4096, 4096)
