@@ -182,17 +182,21 @@ def _max_rel_error(result, ref) -> float:
     return float(diff.max() / ref.abs().max().clamp_min(1e-30))
 
 
-def first_call(cell: Cell, device: str) -> float | str:
-    """Seconds of the cell's first Triton call (choosing a config, compiling), or its error."""
+def _timed_call(prep: Prepared, device: str):
+    """(output, seconds) of one Triton call, waited for: a first one chooses and compiles."""
     import torch
 
+    start = time.perf_counter()
+    out = prep.triton()
+    if device == "cuda":
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - start
+
+
+def first_call(cell: Cell, device: str) -> float | str:
+    """Seconds of the cell's first Triton call (choosing a config, compiling), or its error."""
     try:
-        prep = Prepared(cell, device)
-        start = time.perf_counter()
-        prep.triton()
-        if device == "cuda":
-            torch.cuda.synchronize()
-        return time.perf_counter() - start
+        return _timed_call(Prepared(cell, device), device)[1]
     except Exception as err:  # noqa: BLE001 - measure_cell reports it when the cell's turn comes
         return f"{type(err).__name__}: {err}"
 
@@ -202,7 +206,6 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
 
     `first`: the seconds of the cell's first call, when a compile pass (measure_cells) made it.
     """
-    import torch
 
     from benchmarks.context import device_state
     from benchmarks.timing import measure, tflops
@@ -211,11 +214,8 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
     result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
     try:
         prep = Prepared(cell, device)
-        start = time.perf_counter()
-        out = prep.triton()
-        if device == "cuda":
-            torch.cuda.synchronize()
-        result.tune_seconds = first if first is not None else time.perf_counter() - start
+        out, seconds = _timed_call(prep, device)
+        result.tune_seconds = first if first is not None else seconds
         selection = autotune.last()
         if selection is not None:
             result.config, result.kernel_hash = str(selection.config), selection.kernel_hash

@@ -66,6 +66,16 @@ def _restated(
 
 
 @triton.jit
+def _arrive(counter):
+    """Count this program in at a tile's `counter` once its partial sum is written; returns
+    how many came before it. The barrier puts every thread's stores before the signal; the
+    release/acquire atomic makes the earlier programs' stores visible to the one that finds
+    itself last (and sums the partials)."""
+    tl.debug_barrier()
+    return tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+
+
+@triton.jit
 def _tile_coords(tile_id, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr):
     """(pid_m, pid_n) of a linear tile index, in groups of GROUP_M tile rows.
 
@@ -285,9 +295,8 @@ def _gemm_kernel(
         ws_tile = ws_ptr + offs_m[:, None] * N + offs_n[None, :]
         tl.store(ws_tile + tl.program_id(axis=1) * M * N, acc, mask=in_bounds)
         if SERIAL_REDUCE:
-            tl.debug_barrier()  # every thread's partial is written before the tile hears of it
             counter = counters_ptr + tl.program_id(axis=0)
-            arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+            arrived = _arrive(counter)
             if arrived == SPLIT_K - 1:  # the tile's last slice: the others' partials are visible
                 acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
                 for s in range(SPLIT_K):  # slice order, as the second pass: the same bits
@@ -375,11 +384,10 @@ def _gemm_streamk_kernel(
         else:
             slot = (pid * 2 + (tile != first_tile).to(tl.int32)) * BLOCK_M * BLOCK_N
             tl.store(ws_ptr + slot + slot_offs, acc)
-            tl.debug_barrier()  # every thread's partial is written before the tile hears of it
             p_first = (tile * k_tiles) // iters_per_program
             p_last = ((tile + 1) * k_tiles - 1) // iters_per_program
             counter = counters_ptr + tile
-            arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+            arrived = _arrive(counter)
             if arrived == p_last - p_first:  # the tile's last contributor: the others' partials are visible
                 acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
                 for p in range(p_first, p_last + 1):
@@ -642,13 +650,17 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         )  # fmt: skip
 
     def pointer_meta(cfg: GemmConfig, a_, b_, k_) -> dict:
+        """The meta-parameters the pointer kernels share (the stream-K kernel's all of them)."""
         strides = (*a_.stride(), *b_.stride(), c.stride(0), c.stride(1))
         return dict(
-            mainloop(cfg), SPLIT_K=cfg.split_k, SERIAL_REDUCE=cfg.variant == "splitk_serial",
-            EVEN_K=k_ % cfg.block_k == 0, **epilogue,
+            mainloop(cfg), EVEN_K=k_ % cfg.block_k == 0, **epilogue,
             DIV_M=_divisor(M), DIV_N=_divisor(N), DIV_K=_divisor(k_), DIV_STRIDES=tuple(map(_divisor, strides)),
             DIV_LOADS=tuple(map(_divisor, wrap(a_, b_))),
         )  # fmt: skip
+
+    def gemm_meta(cfg: GemmConfig, a_, b_, k_) -> dict:
+        """_gemm_kernel's meta-parameters: the shared ones and its split-K mode."""
+        return dict(pointer_meta(cfg, a_, b_, k_), SPLIT_K=cfg.split_k, SERIAL_REDUCE=cfg.variant == "splitk_serial")
 
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
@@ -677,18 +689,18 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         if cfg.variant == "streamk":
             programs, per_program = _streamk_split(tiles * triton.cdiv(k_, cfg.block_k), _sm_count(a.device))
             workspace = torch.empty((programs * 2, cfg.block_m, cfg.block_n), dtype=torch.float32, device=a.device)
-            meta = pointer_meta(cfg, a_, b_, k_)
-            del meta["SPLIT_K"], meta["SERIAL_REDUCE"]
             return _start(_gemm_streamk_kernel, (programs,))(
-                *pointer_args(cfg, a_, b_, k_, workspace, _tile_counters(a.device, tiles)), per_program, **meta
+                *pointer_args(cfg, a_, b_, k_, workspace, _tile_counters(a.device, tiles)),
+                per_program,
+                **pointer_meta(cfg, a_, b_, k_),
             )
         if cfg.split_k == 1:
-            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, a_, b_, k_), **pointer_meta(cfg, a_, b_, k_))
+            return _start(_gemm_kernel, (tiles,))(*pointer_args(cfg, a_, b_, k_), **gemm_meta(cfg, a_, b_, k_))
         workspace = torch.empty((cfg.split_k, M, N), dtype=torch.float32, device=a.device)
         serial = cfg.variant == "splitk_serial"
         counters = _tile_counters(a.device, tiles) if serial else None
         compiled = _start(_gemm_kernel, (tiles, cfg.split_k))(
-            *pointer_args(cfg, a_, b_, k_, workspace, counters), **pointer_meta(cfg, a_, b_, k_)
+            *pointer_args(cfg, a_, b_, k_, workspace, counters), **gemm_meta(cfg, a_, b_, k_)
         )
         if serial:
             return compiled
@@ -725,7 +737,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                 if cfg.split_k > 1:  # the fp32 workspace, and the serial reduction's int32 counters
                     types[3] = torch.float32
                     types[4] = torch.int32 if cfg.variant == "splitk_serial" else c.dtype
-                jobs.append(("pointer", tuple(types), pointer_meta(cfg, a_, b_, k_)))
+                jobs.append(("pointer", tuple(types), gemm_meta(cfg, a_, b_, k_)))
         autotune.compile_in_parallel(_warmup_in_worker, jobs)
 
     layout = ("row" if a.stride(1) == 1 else "col") + ("row" if b.stride(1) == 1 else "col")

@@ -208,19 +208,30 @@ VARIANT_CONFIGS = [
 FP8_VARIANT_CONFIGS = [dataclasses.replace(c, block_k=max(c.block_k, 32)) for c in VARIANT_CONFIGS]
 
 
-@pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
+# The variants as they are (16-byte-aligned rows, for tma, but sizes not multiples of the blocks),
+# and on aligned copies of the operands ("pad": no row a 16-byte multiple in any layout, K not a
+# multiple of 16).
+PAD_CONFIGS = [dataclasses.replace(c, pad=True) for c in VARIANT_CONFIGS]
+LAYOUT_CASES = [(c, (40, 48, 72)) for c in VARIANT_CONFIGS] + [(c, (37, 45, 71)) for c in PAD_CONFIGS]
+
+
+@pytest.mark.parametrize(
+    ("config", "shape"), LAYOUT_CASES, ids=lambda x: str(x) if isinstance(x, GemmConfig) else "x".join(map(str, x))
+)
 @pytest.mark.parametrize("a_layout", ["row", "col"])
 @pytest.mark.parametrize("b_layout", ["row", "col"])
 @pytest.mark.parametrize("dtype_name", ["fp16", "fp32-ieee"])
-def test_every_variant_any_layout(config, a_layout, b_layout, dtype_name, device, rng):
+def test_every_variant_any_layout(config, shape, a_layout, b_layout, dtype_name, device, rng):
     dtype, precision = FLOAT_DTYPES[dtype_name]
-    M, N, K = 40, 48, 72  # 16-byte-aligned rows (tma) but not multiples of the blocks
+    M, N, K = shape
     a = _layout(_randn((M, K), rng, dtype, device), a_layout)
     b = _layout(_randn((K, N), rng, dtype, device), b_layout)
+    a_before, b_before = a.clone(), b.clone()
     out = _poisoned(M, N, dtype, device)
     kernels.matmul(a, b, precision=precision, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
     assert kernels.autotune.last().config == config
+    assert torch.equal(a, a_before) and torch.equal(b, b_before)  # pad copies the operands, never edits them
 
 
 @pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
@@ -248,26 +259,6 @@ def test_every_variant_scaled_fp8(config, scaling, device, rng):
     out = _poisoned(M, N, torch.bfloat16, device)
     kernels.scaled_matmul(a, b, sa, sb, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
-
-
-# The same variants on aligned copies of the operands ("pad"): rows of odd length, ragged K.
-PAD_CONFIGS = [dataclasses.replace(c, pad=True) for c in VARIANT_CONFIGS]
-
-
-@pytest.mark.parametrize("config", PAD_CONFIGS, ids=str)
-@pytest.mark.parametrize("a_layout", ["row", "col"])
-@pytest.mark.parametrize("b_layout", ["row", "col"])
-@pytest.mark.parametrize("dtype_name", ["fp16", "fp32-ieee"])
-def test_every_variant_on_aligned_copies_of_odd_operands(config, a_layout, b_layout, dtype_name, device, rng):
-    dtype, precision = FLOAT_DTYPES[dtype_name]
-    M, N, K = 37, 45, 71  # no row is a 16-byte multiple in any layout; K is not a multiple of 16
-    a = _layout(_randn((M, K), rng, dtype, device), a_layout)
-    b = _layout(_randn((K, N), rng, dtype, device), b_layout)
-    a_before, b_before = a.clone(), b.clone()
-    out = _poisoned(M, N, dtype, device)
-    kernels.matmul(a, b, precision=precision, out=out, config=config)
-    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
-    assert torch.equal(a, a_before) and torch.equal(b, b_before)  # the copies, not the operands, are padded
 
 
 @pytest.mark.parametrize("config", [dataclasses.replace(c, pad=True) for c in FP8_VARIANT_CONFIGS], ids=str)
