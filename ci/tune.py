@@ -16,15 +16,17 @@ import time
 from pathlib import Path
 
 
-def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, device: str) -> dict:
+def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None) -> dict:
     """Rank the candidates of one cell, time the best of each variant; returns its library entry.
 
     Coarse pass (GPU): the launcher's own search — candidates compiled in
     parallel, each timed with short runs. Fine pass: the `finalists` fastest
     of each kernel variant, checked against the float64 reference and timed
     with the suites' protocol, interleaved with each other and the native
-    library. In the interpreter nothing is timed meaningfully: the first
-    `top_k` candidates all go to the fine pass (a pipeline check).
+    library. The bucket's entry in `library` (the incumbent) always joins the
+    fine pass, so a re-tune replaces it only with a config that beat it side by
+    side in the same rounds. In the interpreter nothing is timed meaningfully:
+    the first `top_k` candidates all go to the fine pass (a pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import cooldown
@@ -48,18 +50,26 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
             by_variant.setdefault(cfg.variant, []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     correct, key = [], None
-    for cfg in chosen:
+
+    def check(cfg) -> None:
+        nonlocal key
         try:
             out = prep.triton(config=cfg)
         except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
             failed[str(cfg)] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            continue
+            return
         key = key or autotune.last().key.library_key()
         err = relative_error(out, ref)
         if err <= TOLERANCE[cell.dtype]:
             correct.append(cfg)
         else:
             failed[str(cfg)] = f"wrong result: relative error {err:.3g}"
+
+    for cfg in chosen:
+        check(cfg)
+    incumbent = library.config_for(key) if library is not None and key else None
+    if incumbent is not None and incumbent not in chosen:
+        check(incumbent)
     if not correct:
         return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
     native = prep.native if prep.native_supported() is None else None
@@ -75,6 +85,8 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
         "time_ms": times[best],
         "native_ms": native_ms,
         "speedup_over_native": native_ms / times[best] if native_ms else None,
+        # the entry this one replaces (or keeps), timed in the same rounds
+        "incumbent": {"config": str(incumbent), "time_ms": times.get(incumbent)} if incumbent else None,
         "tried": {str(c): round(t, 6) for c, t in sorted(times.items(), key=lambda kv: kv[1])},
         "ranked_ms": coarse,  # the coarse pass's short-run times (do_bench medians), every candidate
         "failed": failed,
@@ -142,7 +154,13 @@ def main(args) -> int:
             continue
         tuned_buckets[bucket] = cell.name
         entry = tune_cell(
-            cell, rounds=args.rounds, top_k=args.top_k, finalists=args.finalists, spec=spec, device=device
+            cell,
+            rounds=args.rounds,
+            top_k=args.top_k,
+            finalists=args.finalists,
+            spec=spec,
+            device=device,
+            library=lib,
         )
         if "error" in entry or entry["key"] is None:
             failures += 1
@@ -153,10 +171,22 @@ def main(args) -> int:
         lib.entries[key] = entry
         lib.save(path)  # after every cell: an interrupted tune keeps what it measured
         speed = entry["speedup_over_native"]
+        was = entry["incumbent"]
+        verdict = ""
+        if was:
+            verdict = (
+                "; kept the incumbent"
+                if was["config"] == str(GemmConfig(**entry["config"]))
+                else (
+                    f"; replaced {was['config']} ({was['time_ms']:.4f} ms)"
+                    if was["time_ms"]
+                    else f"; replaced {was['config']} (failed)"
+                )
+            )
         print(
             f"[{i}/{len(cells)}] {cell.name}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
             f"{f' ({speed:.3f}x native)' if speed else ''}; {len(entry['tried'])} tried, {len(entry['failed'])} failed"
-            f" ({time.perf_counter() - start:.0f}s)",
+            f"{verdict} ({time.perf_counter() - start:.0f}s)",
             flush=True,
         )
     lib.save(path)

@@ -138,3 +138,24 @@ def test_tuned_diff_refuses_libraries_of_different_targets(tmp_path):
 def test_each_entry_records_when_it_was_measured(tuned):
     data = json.loads((tuned / f"cpu-interpreter-triton{triton.__version__}.json").read_text())
     assert all(entry["measured"].startswith("20") for entry in data["entries"].values())
+
+
+def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
+    # The bucket's current entry is a config the search would not rank into its top 1.
+    from targets import candidate_configs, detect
+
+    spec = detect()
+    ranked = candidate_configs(spec, "fp16", 64, 64, 64)
+    incumbent = ranked[-1]
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    lib = library.Library("cpu-interpreter", triton.__version__, entries={key: {"config": incumbent.as_dict()}})
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    lib.save(path)
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--top-k", "1",
+               "--rounds", "2", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    entry = json.loads(path.read_text())["entries"][key]
+    assert set(entry["tried"]) == {str(ranked[0]), str(incumbent)}
+    assert entry["incumbent"]["config"] == str(incumbent)
+    assert entry["incumbent"]["time_ms"] == pytest.approx(entry["tried"][str(incumbent)], rel=1e-5)
+    assert ("kept the incumbent" in proc.stdout) == (entry["config"] == incumbent.as_dict())
