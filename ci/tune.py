@@ -15,6 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+# A re-tune replaces a bucket's entry only with a config faster by more than this (same rounds).
+REPLACE_MARGIN = 0.01
+
 
 def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None) -> dict:
     """Rank the candidates of one cell, time the best of each variant; returns its library entry.
@@ -25,7 +28,7 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
     with the suites' protocol, interleaved with each other and the native
     library. The bucket's entry in `library` (the incumbent) always joins the
     fine pass, so a re-tune replaces it only with a config that beat it side by
-    side in the same rounds. In the interpreter nothing is timed meaningfully:
+    side in the same rounds (by more than REPLACE_MARGIN). In the interpreter nothing is timed meaningfully:
     the first `top_k` candidates all go to the fine pass (a pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
@@ -77,6 +80,8 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
     timing = measure(*fns, rounds=rounds, warmup=1, cooldown=cooldown())  # as the suites time them
     times = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(correct)}
     best = min(times, key=times.get)
+    if times.get(incumbent) and times[best] > times[incumbent] * (1 - REPLACE_MARGIN):
+        best = incumbent  # within the fine pass's noise: no churn in the library (or the PR gate)
     native_ms = timing.median(len(correct)) * 1e3 if native else None
     return {
         "key": key,

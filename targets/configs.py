@@ -19,9 +19,9 @@ Rules (the first seed's, made concrete):
   by the last one of each tile to finish: one launch) when one wave of tiles
   leaves SMs idle and K is long enough to cut; "streamk" (every SM gets an
   equal share of the (tile, K step) iterations) where the last wave is partial.
-  The last two synchronise programs through counters in memory; they and
-  "tma_store" (the TMA kernel storing C through a descriptor too) are offered
-  only with GEMMWATCH_NEW_VARIANTS=1 until they have run on a GPU. Where K or N rows are not 16-byte multiples, each
+  The last two synchronise programs through counters in memory. "tma_store"
+  (the TMA kernel storing C through a descriptor too) where the output tile
+  also fits in shared memory. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
@@ -32,12 +32,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 from dataclasses import asdict, dataclass
 
 from targets.spec import TargetSpec
 
-MAX_CONFIGS = 64
+MAX_CONFIGS = 128
+STREAMK_WAVE_EFFICIENCY = 0.8
 VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
@@ -139,27 +139,11 @@ def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> l
     for name, value in (("M", M), ("N", N), ("K", K)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"candidate_configs: {name} must be an int >= 1, got {value!r}")
-    return list(_candidate_configs(spec, dtype, M, N, K, new_variants_offered()))
-
-
-# Variants not yet run on a GPU ("splitk_serial", "streamk": they synchronise programs through
-# counters in memory) join the candidate spaces once checked there (tests/test_gpu.py); until then
-# GEMMWATCH_NEW_VARIANTS=1 offers them, to tune and measure them.
-ENV_NEW_VARIANTS = "GEMMWATCH_NEW_VARIANTS"
-NEW_VARIANTS = ("splitk_serial", "streamk", "tma_store")
-
-
-def new_variants_offered() -> bool:
-    raw = os.environ.get(ENV_NEW_VARIANTS, "0")
-    if raw not in ("0", "1"):
-        raise ValueError(f"{ENV_NEW_VARIANTS} must be 0 or 1, got {raw!r}")
-    return raw == "1"
+    return list(_candidate_configs(spec, dtype, M, N, K))
 
 
 @functools.lru_cache(maxsize=4096)
-def _candidate_configs(
-    spec: TargetSpec, dtype: str, M: int, N: int, K: int, new_variants: bool
-) -> tuple[GemmConfig, ...]:
+def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> tuple[GemmConfig, ...]:
     nbytes = dtype_bytes(dtype)
     tile_m, tile_n, tile_k16 = spec.mma_tile
     # K depth of one matrix instruction is fixed in bytes (32 B: k16 for fp16,
@@ -204,7 +188,7 @@ def _candidate_configs(
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
-    configs += _variants(spec, configs, M, N, K, nbytes, new_variants)
+    configs += _variants(spec, configs, M, N, K, nbytes)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
@@ -213,9 +197,7 @@ def _candidate_configs(
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
 
 
-def _variants(
-    spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int, new_variants: bool
-) -> list[GemmConfig]:
+def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
     for cfg in tiles:
@@ -225,12 +207,12 @@ def _variants(
                 out.append(dataclasses.replace(cfg, variant="tma_ws"))
             # The output tile staged in shared memory for its TMA store (16-bit C, 32-bit for fp32).
             c_tile = cfg.block_m * cfg.block_n * (4 if nbytes == 4 else 2)
-            if new_variants and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
+            if cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
                 out.append(dataclasses.replace(cfg, variant="tma_store"))
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
         waves = programs / spec.sm_count
-        if new_variants and waves < 4 and waves % 1 and k_iters >= 4:
+        if waves < 4 and waves % 1 and k_iters >= 4:
             # A partial last wave (or less than one) that is a large part of the work: stream-K
             # deals the (tile, K step) iterations out evenly to every SM instead.
             out.append(dataclasses.replace(cfg, variant="streamk"))
@@ -246,8 +228,7 @@ def _variants(
             slice_iters = math.ceil(k_iters / s)
             if slice_iters >= 2 and cfg.num_stages <= slice_iters:
                 out.append(dataclasses.replace(cfg, variant="splitk", split_k=s))
-                if new_variants:
-                    out.append(dataclasses.replace(cfg, variant="splitk_serial", split_k=s))
+                out.append(dataclasses.replace(cfg, variant="splitk_serial", split_k=s))
     return out
 
 
@@ -280,7 +261,10 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     """
     tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.block_n)
     waves = tiles_m * tiles_n * cfg.split_k / spec.sm_count
-    wave_eff = 1.0 if cfg.variant == "streamk" else waves / math.ceil(waves)
+    # Stream-K fills every SM but pays for the tiles its programs share (partials written,
+    # waited for, summed): on the H200 it won 2 of the 46 buckets tuned with it, split-K most
+    # of the rest, so it ranks below an exact wave of either.
+    wave_eff = STREAMK_WAVE_EFFICIENCY if cfg.variant == "streamk" else waves / math.ceil(waves)
     useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
     if cfg.split_k > 1:
         # The fp32 partial sums are written and read back once each: charge

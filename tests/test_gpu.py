@@ -136,8 +136,7 @@ VARIANT_CELLS = [
 
 
 @pytest.mark.parametrize("cell", VARIANT_CELLS, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
-def test_the_best_ranked_config_of_every_variant_is_correct(cell, monkeypatch):
-    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")  # the variants not yet offered by default too
+def test_the_best_ranked_config_of_every_variant_is_correct(cell):
     from benchmarks.cells import Cell, Prepared
     from kernels import DTYPE_NAMES
     from targets import candidate_configs, detect

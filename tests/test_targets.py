@@ -121,13 +121,8 @@ def test_gemm_config_validates_itself():
         GemmConfig(64, 64, 32, 4, 2, variant="tma", split_k=4)
 
 
-def test_variants_not_yet_run_on_a_gpu_are_offered_only_on_request(monkeypatch):
+def test_serial_split_k_stream_k_and_tma_store_where_they_can_pay_off():
     h200 = get("h200")
-    monkeypatch.delenv("GEMMWATCH_NEW_VARIANTS", raising=False)
-    for shape in ((16, 4096, 4096), (128, 4096, 4096), (1024, 1024, 1024)):
-        offered = {c.variant for c in candidate_configs(h200, "fp16", *shape)}
-        assert not {"splitk_serial", "streamk", "tma_store"} & offered
-    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")
     assert "splitk_serial" in {c.variant for c in candidate_configs(h200, "fp16", 16, 4096, 4096)}
     # 1024^3 in 128x128 tiles: 64 tiles for 132 SMs, a partial wave: stream-K evens it out.
     assert "streamk" in {c.variant for c in candidate_configs(h200, "fp16", 1024, 1024, 1024)}
@@ -138,9 +133,6 @@ def test_variants_not_yet_run_on_a_gpu_are_offered_only_on_request(monkeypatch):
     assert stores and all(c.uses_tma for c in stores)
     assert all(c.smem_bytes(2) + c.block_m * c.block_n * 2 <= h200.smem_per_block_bytes for c in stores)
     assert str(stores[0]).endswith("-tma-store")
-    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "yes")
-    with pytest.raises(ValueError, match="GEMMWATCH_NEW_VARIANTS must be 0 or 1, got 'yes'"):
-        candidate_configs(h200, "fp16", 16, 4096, 4096)
 
 
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
@@ -171,8 +163,7 @@ def test_tma_variant_only_on_chips_with_a_tma():
     assert get("h200").tma and get("b200").tma and not get("a100-80gb").tma and not get("mi300x").tma
 
 
-def test_split_k_only_where_one_wave_leaves_sms_idle(monkeypatch):
-    monkeypatch.setenv("GEMMWATCH_NEW_VARIANTS", "1")
+def test_split_k_only_where_one_wave_leaves_sms_idle():
     h200 = get("h200")
     # 4096^3: 128x128 tiles already fill 132 SMs many times over.
     assert not [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096) if c.variant == "splitk"]
@@ -194,8 +185,7 @@ def test_split_k_only_where_one_wave_leaves_sms_idle(monkeypatch):
     # Decode shapes get deeper splits than prefill ones (memory-bound: more loads in flight).
     deep = [c for c in candidate_configs(h200, "fp16", 1, 4096, 4096) if c.variant == "splitk"]
     assert max(c.split_k for c in deep) >= 8
-    # Split-K is among the first candidates a timed search tries there (in the default space).
-    monkeypatch.delenv("GEMMWATCH_NEW_VARIANTS")
+    # Split-K is among the first candidates a timed search tries there.
     assert any(c.variant == "splitk" for c in candidate_configs(h200, "fp16", 16, 4096, 4096)[:4])
     # Too short a K to cut: no slices of a single step.
     assert not [c for c in candidate_configs(h200, "fp16", 16, 4096, 64) if c.variant == "splitk"]

@@ -159,3 +159,5 @@ def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
     assert entry["incumbent"]["config"] == str(incumbent)
     assert entry["incumbent"]["time_ms"] == pytest.approx(entry["tried"][str(incumbent)], rel=1e-5)
     assert ("kept the incumbent" in proc.stdout) == (entry["config"] == incumbent.as_dict())
+    if entry["config"] != incumbent.as_dict():
+        assert entry["time_ms"] < entry["incumbent"]["time_ms"] * 0.99  # replaced only by a clear margin
