@@ -82,14 +82,16 @@ class Prepared:
         self.cell = cell
         dtype_attr, self.precision = DTYPES[cell.dtype]
         dtype = getattr(torch, dtype_attr)
-        gen = torch.Generator(device="cpu").manual_seed(seed)
+        # Drawn where they are used: on the CPU, the largest cells' operands (two 8192 x 28672
+        # matrices) took seconds per cell, most of a warm run's time on the H200.
+        gen = torch.Generator(device=device).manual_seed(seed)
         self.out_dtype = torch.bfloat16 if cell.is_fp8 else dtype
         if values:  # random normal data, never zeros (zeros run faster and hide unwritten outputs)
-            a = torch.randn(cell.M, cell.K, generator=gen).to(dtype)
-            b = torch.randn(cell.K, cell.N, generator=gen)
+            a = torch.randn(cell.M, cell.K, generator=gen, device=device).to(dtype)
+            b = torch.randn(cell.K, cell.N, generator=gen, device=device)
             # fp8: column-major B, the layout torch._scaled_mm requires and the fast one.
             b = b.t().contiguous().to(dtype).t() if cell.is_fp8 else b.to(dtype)
-            bias = torch.randn(cell.N, generator=gen).to(self.out_dtype) if cell.has_bias else None
+            bias = torch.randn(cell.N, generator=gen, device=device).to(self.out_dtype) if cell.has_bias else None
         else:  # the same dtypes and layouts, uninitialised: for compiling only (`gemmwatch resources`)
             a = torch.empty(cell.M, cell.K, dtype=dtype)
             b = (
