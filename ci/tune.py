@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime
 import functools
+import math
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -19,17 +21,23 @@ from pathlib import Path
 REPLACE_MARGIN = 0.01
 
 
-def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None) -> dict:
-    """Rank the candidates of one cell, time the best of each variant; returns its library entry.
+def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None) -> dict:
+    """Rank the candidates on a bucket's first cell, time the best of each variant on all of
+    the bucket's cells; returns the bucket's library entry.
 
-    Coarse pass (GPU): the launcher's own search — candidates compiled in
-    parallel, each timed with short runs. Fine pass: the `finalists` fastest
-    of each kernel variant, checked against the float64 reference and timed
-    with the suites' protocol, interleaved with each other and the native
-    library. The bucket's entry in `library` (the incumbent) always joins the
-    fine pass, so a re-tune replaces it only with a config that beat it side by
-    side in the same rounds (by more than REPLACE_MARGIN). In the interpreter nothing is timed meaningfully:
-    the first `top_k` candidates all go to the fine pass (a pipeline check).
+    Coarse pass (GPU): the launcher's own search on the first cell — candidates
+    compiled in parallel, each timed with short runs. Fine pass: the `finalists`
+    fastest of each kernel variant, checked against the float64 reference and
+    timed with the suites' protocol, interleaved with each other and the native
+    library, on every cell of the matrix in the bucket: the library holds one
+    config per bucket, and a config chosen on one cell alone was measured 7-14%
+    slower on its bucket's other cells on the H200 (1000^3 beside 1024^3). The
+    config with the best geometric mean of its time relative to each cell's
+    fastest wins. The bucket's entry in `library` (the incumbent) always joins
+    the fine pass, and is replaced only by a config better by more than
+    REPLACE_MARGIN in the same rounds. In the interpreter nothing is timed
+    meaningfully: the first `top_k` candidates all go to the fine pass (a
+    pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import cooldown
@@ -37,12 +45,12 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
     from kernels import DTYPE_NAMES, autotune
     from targets import candidate_configs
 
-    prep = Prepared(cell, device)
-    ref = prep.reference()
-    candidates = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], cell.M, cell.N, cell.K)[:top_k]
+    first = cells[0]
+    prep = Prepared(first, device)
+    candidates = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)[:top_k]
     coarse, failed = {}, {}
     if spec.is_interpreter:
-        chosen = candidates
+        chosen = list(candidates)
     else:
         with autotune.fresh_search(len(candidates)):
             prep.triton()
@@ -52,50 +60,75 @@ def tune_cell(cell, *, rounds: int, top_k: int | None, finalists: int, spec, dev
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
             by_variant.setdefault(cfg.variant, []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
-    correct, key = [], None
+    key, incumbent = None, None
+    times: dict[str, dict] = {}  # cell -> {config: ms}
+    native_ms: dict[str, float | None] = {}
 
-    def check(cfg) -> None:
+    def correct_on(cell, prep, ref, cfg) -> bool:
         nonlocal key
         try:
             out = prep.triton(config=cfg)
         except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
-            failed[str(cfg)] = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            return
+            text = str(exc).strip()
+            failed[str(cfg)] = f"{cell.name}: {type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+            return False
         key = key or autotune.last().key.library_key()
         err = relative_error(out, ref)
-        if err <= TOLERANCE[cell.dtype]:
-            correct.append(cfg)
-        else:
-            failed[str(cfg)] = f"wrong result: relative error {err:.3g}"
+        if err > TOLERANCE[cell.dtype]:
+            failed[str(cfg)] = f"{cell.name}: wrong result: relative error {err:.3g}"
+        return err <= TOLERANCE[cell.dtype]
 
-    for cfg in chosen:
-        check(cfg)
-    incumbent = library.config_for(key) if library is not None and key else None
-    if incumbent is not None and incumbent not in chosen:
-        check(incumbent)
-    if not correct:
-        return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
-    native = prep.native if prep.native_supported() is None else None
-    fns = [functools.partial(prep.triton, config=cfg) for cfg in correct] + ([native] if native else [])
-    timing = measure(*fns, rounds=rounds, warmup=1, cooldown=cooldown())  # as the suites time them
-    times = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(correct)}
-    best = min(times, key=times.get)
-    if times.get(incumbent) and times[best] > times[incumbent] * (1 - REPLACE_MARGIN):
+    for n, cell in enumerate(cells):
+        prep = prep if n == 0 else Prepared(cell, device)
+        ref = prep.reference()
+        correct = [cfg for cfg in chosen if correct_on(cell, prep, ref, cfg)]
+        if n == 0:
+            incumbent = library.config_for(key) if library is not None and key else None
+            if incumbent is not None and incumbent not in chosen and correct_on(cell, prep, ref, incumbent):
+                correct.append(incumbent)
+        del ref
+        chosen = correct  # a config wrong or failing on one cell of the bucket is out
+        if not chosen:
+            return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
+        native = prep.native if prep.native_supported() is None else None
+        fns = [functools.partial(prep.triton, config=cfg) for cfg in chosen] + ([native] if native else [])
+        timing = measure(*fns, rounds=rounds, warmup=1, cooldown=cooldown())  # as the suites time them
+        times[cell.name] = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(chosen)}
+        native_ms[cell.name] = timing.median(len(chosen)) * 1e3 if native else None
+        del prep
+    # Each config's time relative to the fastest on each cell, over the bucket's cells.
+    score = {
+        cfg: math.exp(statistics.fmean(math.log(t[cfg] / min(t[c] for c in chosen)) for t in times.values()))
+        for cfg in chosen
+    }
+    best = min(chosen, key=score.get)
+    if incumbent in score and score[best] > score[incumbent] * (1 - REPLACE_MARGIN):
         best = incumbent  # within the fine pass's noise: no churn in the library (or the PR gate)
-    native_ms = timing.median(len(correct)) * 1e3 if native else None
-    return {
+    on_first = times[first.name]
+    entry = {
         "key": key,
-        "cell": cell.name,
+        "cell": first.name,
         "config": best.as_dict(),
-        "time_ms": times[best],
-        "native_ms": native_ms,
-        "speedup_over_native": native_ms / times[best] if native_ms else None,
+        "time_ms": on_first[best],
+        "native_ms": native_ms[first.name],
+        "speedup_over_native": native_ms[first.name] / on_first[best] if native_ms[first.name] else None,
         # the entry this one replaces (or keeps), timed in the same rounds
-        "incumbent": {"config": str(incumbent), "time_ms": times.get(incumbent)} if incumbent else None,
-        "tried": {str(c): round(t, 6) for c, t in sorted(times.items(), key=lambda kv: kv[1])},
+        "incumbent": {"config": str(incumbent), "time_ms": on_first.get(incumbent)} if incumbent else None,
+        "tried": {str(c): round(t, 6) for c, t in sorted(on_first.items(), key=lambda kv: kv[1])},
         "ranked_ms": coarse,  # the coarse pass's short-run times (do_bench medians), every candidate
         "failed": failed,
     }
+    if len(cells) > 1:
+        entry["cells"] = {
+            name: {
+                "time_ms": t[best],
+                "speedup_over_native": native_ms[name] / t[best] if native_ms[name] else None,
+                "tried": {str(c): round(x, 6) for c, x in sorted(t.items(), key=lambda kv: kv[1])},
+            }
+            for name, t in times.items()
+        }
+        entry["bucket_score"] = {str(c): round(x, 4) for c, x in sorted(score.items(), key=lambda kv: kv[1])}
+    return entry
 
 
 def main(args) -> int:
@@ -144,22 +177,20 @@ def main(args) -> int:
         "interpreter": interpreter,
     }
     cells = [c for c in selection.cells if not c.epilogue]  # epilogues share their GEMM's bucket
+    buckets: dict[tuple, list] = {}  # the library keeps one entry per bucket: tuned on all its cells
+    for cell in cells:
+        buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)
     start = time.perf_counter()
     failures = 0
-    tuned_buckets: dict[tuple, str] = {}
     already = {entry.get("cell") for entry in lib.entries.values()} if args.resume else set()
-    for i, cell in enumerate(cells, 1):
-        bucket = (cell.dtype, shape_bucket(cell.M, cell.N, cell.K))
-        if cell.name in already:
-            tuned_buckets[bucket] = cell.name
-            print(f"[{i}/{len(cells)}] {cell.name}: in the library already (--resume), skipped", flush=True)
+    for i, members in enumerate(buckets.values(), 1):
+        cell = members[0]
+        others = f" (+ {', '.join(c.name for c in members[1:])})" if len(members) > 1 else ""
+        if any(c.name in already for c in members):
+            print(f"[{i}/{len(buckets)}] {cell.name}{others}: in the library already (--resume), skipped", flush=True)
             continue
-        if bucket in tuned_buckets:  # the library keeps one entry per bucket: the first cell's
-            print(f"[{i}/{len(cells)}] {cell.name}: same bucket as {tuned_buckets[bucket]}, skipped", flush=True)
-            continue
-        tuned_buckets[bucket] = cell.name
-        entry = tune_cell(
-            cell,
+        entry = tune_bucket(
+            members,
             rounds=args.rounds,
             top_k=args.top_k,
             finalists=args.finalists,
@@ -169,7 +200,7 @@ def main(args) -> int:
         )
         if "error" in entry or entry["key"] is None:
             failures += 1
-            print(f"[{i}/{len(cells)}] {cell.name}: {entry.get('error')}", flush=True)
+            print(f"[{i}/{len(buckets)}] {cell.name}{others}: {entry.get('error')}", flush=True)
             continue
         key = entry.pop("key")
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -189,7 +220,7 @@ def main(args) -> int:
                 )
             )
         print(
-            f"[{i}/{len(cells)}] {cell.name}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
+            f"[{i}/{len(buckets)}] {cell.name}{others}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
             f"{f' ({speed:.3f}x native)' if speed else ''}; {len(entry['tried'])} tried, {len(entry['failed'])} failed"
             f"{verdict} ({time.perf_counter() - start:.0f}s)",
             flush=True,

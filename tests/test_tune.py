@@ -161,3 +161,28 @@ def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
     assert ("kept the incumbent" in proc.stdout) == (entry["config"] == incumbent.as_dict())
     if entry["config"] != incumbent.as_dict():
         assert entry["time_ms"] < entry["incumbent"]["time_ms"] * 0.99  # replaced only by a clear margin
+
+
+def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
+    # 64^3 and 50x60x40 share the 64x64x64 bucket: the library's one config serves both.
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "2",
+               "--rounds", "2", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[1/1] fp16 64x64x64 (+ fp16 50x60x40): " in proc.stdout
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    entry = json.loads(path.read_text())["entries"]["matmul|fp16|-|rowrow|64x64x64"]
+    assert set(entry["cells"]) == {"fp16 64x64x64", "fp16 50x60x40"}
+    tried = {cell: e["tried"] for cell, e in entry["cells"].items()}
+    assert all(set(t) == set(entry["tried"]) and len(t) == 2 for t in tried.values())
+    # The winner: the best geometric mean of each cell's time relative to that cell's fastest.
+    score = {
+        cfg: (tried["fp16 64x64x64"][cfg] / min(tried["fp16 64x64x64"].values()))
+        * (tried["fp16 50x60x40"][cfg] / min(tried["fp16 50x60x40"].values()))
+        for cfg in entry["tried"]
+    }
+    from targets import GemmConfig
+
+    assert str(GemmConfig(**entry["config"])) == min(score, key=score.get)
+    assert entry["cells"]["fp16 50x60x40"]["time_ms"] == pytest.approx(
+        tried["fp16 50x60x40"][min(score, key=score.get)]
+    )
