@@ -93,17 +93,18 @@ class Selection:
 
 
 _CACHE: dict[tuple, Selection] = {}
-_SEARCH: list[int] = []  # set inside fresh_search(): the number of candidates to time
+_SEARCH: list = []  # set inside fresh_search(): the number of candidates to time, and the timer
 
 
 @contextlib.contextmanager
-def fresh_search(candidates: int):
+def fresh_search(candidates: int, timer: Callable[[Callable[[], object]], float] | None = None):
     """Within this block every launch times its first `candidates` candidates anew,
     ignoring the process cache, the tuned library and stored choices (`gemmwatch tune`'s
-    coarse pass); `last()` then holds every timing and failure."""
+    coarse pass); `last()` then holds every timing and failure. `timer(fn)`, if given,
+    returns milliseconds per call of `fn` instead of triton's `do_bench`."""
     if not isinstance(candidates, int) or candidates < 1:
         raise ValueError(f"fresh_search: candidates must be a positive int, got {candidates!r}")
-    _SEARCH[:] = [candidates]
+    _SEARCH[:] = [candidates, timer]
     try:
         yield
     finally:
@@ -255,7 +256,7 @@ def run(
         if spec.is_interpreter:
             raise RuntimeError("fresh_search times candidates: the interpreter's timings are not performance")
         candidates = _eligible_candidates(spec, key, ineligible)
-        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile))
+        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, _SEARCH[1]))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
         launch(_runnable(cached.config, ineligible))
@@ -295,9 +296,15 @@ def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]
     return dataclasses.replace(config, variant="tile", split_k=1) if ineligible(config) else config
 
 
-def _time_candidates(key, target, candidates, launch, precompile) -> Selection:
-    import triton
+def _do_bench_ms(fn: Callable[[], object]) -> float:
+    """Short runs of `fn` (triton's do_bench median, ms): this ranks configs; the benchmarks measure properly."""
     from triton.testing import do_bench
+
+    return do_bench(fn, warmup=5, rep=20, return_mode="median")
+
+
+def _time_candidates(key, target, candidates, launch, precompile, timer=None) -> Selection:
+    import triton
 
     start = time.perf_counter()
     timings: dict[GemmConfig, float] = {}
@@ -307,10 +314,17 @@ def _time_candidates(key, target, candidates, launch, precompile) -> Selection:
     for cfg in candidates:
         try:
             launch(cfg)  # compile
-            # Short runs: this ranks configs; the benchmarks measure properly.
-            timings[cfg] = do_bench(lambda cfg=cfg: launch(cfg), warmup=5, rep=20, return_mode="median")
         except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError) as err:
             failed[str(cfg)] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+            continue
+        try:
+            timings[cfg] = (timer or _do_bench_ms)(lambda cfg=cfg: launch(cfg))
+        except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError) as err:
+            failed[str(cfg)] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+        except RuntimeError as err:  # a caller's timer (CUDA-graph capture) that this config defeats
+            if timer is None:
+                raise
+            failed[str(cfg)] = f"timing: {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
     if not timings:
         raise RuntimeError(
             f"no candidate config compiled for {key}: " + "; ".join(f"{c}: {e}" for c, e in failed.items())

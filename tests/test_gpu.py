@@ -120,6 +120,26 @@ def test_autotune_timed_and_recorded(gen, monkeypatch):
     assert sel.timings_ms[str(sel.config)] == min(sel.timings_ms.values())
 
 
+def test_the_tunes_coarse_pass_times_every_variant_with_graph_replays():
+    # Decode cell: every variant (split-K, serial split-K, stream-K, tile) captured in a graph.
+    from benchmarks.cells import Cell, Prepared
+    from ci.tune import coarse_ms
+    from kernels import autotune
+
+    prep = Prepared(Cell("fp16", 16, 4096, 4096), "cuda")
+    with autotune.fresh_search(24, timer=coarse_ms):
+        prep.triton()
+    search = autotune.last()
+    assert not search.failed, search.failed
+    assert len(search.timings_ms) == 24
+    names = list(search.timings_ms)
+    assert any("-sks" in c for c in names) and any("-sk" in c and "-sks" not in c for c in names)
+    assert any(c.endswith("-streamk") for c in names)
+    # GPU time of a 16x4096x4096 GEMM (32 MiB of B read from HBM at ~4.8 TB/s): 7 us or more, far below
+    # the per-launch overhead that `do_bench` adds to such kernels.
+    assert 0.006 < min(search.timings_ms.values()) < 0.05
+
+
 VARIANT_CELLS = [
     ("fp16", 4096, 4096, 4096),
     ("bf16", 16, 4096, 4096),

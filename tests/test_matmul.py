@@ -361,3 +361,27 @@ def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(de
     out = kernels.matmul(a, b)  # the same bucket, but 63-element rows cannot be a descriptor
     assert launched == [GemmConfig(64, 32, 32, 4, 2)]
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+def test_a_fresh_search_times_with_the_callers_timer_and_records_what_defeats_it():
+    from kernels import autotune
+    from targets import GemmConfig
+
+    configs = [GemmConfig(64, 64, 32, 4, 2), GemmConfig(32, 32, 32, 4, 2), GemmConfig(16, 16, 32, 4, 2)]
+    launched = []
+
+    def timer(fn):
+        fn()
+        cfg = launched[-1]
+        if cfg.block_m == 16:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        return {64: 0.02, 32: 0.01}[cfg.block_m]
+
+    key = autotune.ProblemKey(op="matmul", dtype="fp16", precision="", layout="rowrow", M=64, N=64, K=64, device="cpu")
+    sel = autotune._time_candidates(key, "cpu-interpreter", configs, launched.append, None, timer)
+    assert sel.config == configs[1] and sel.method == "timed"
+    assert sel.timings_ms == {str(configs[0]): 0.02, str(configs[1]): 0.01}
+    assert sel.failed == {str(configs[2]): "timing: RuntimeError: operation not permitted when stream is capturing"}
+    with pytest.raises(ValueError, match="candidates must be a positive int"):
+        with autotune.fresh_search(0, timer=timer):
+            pass
