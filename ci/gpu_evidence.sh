@@ -1,57 +1,95 @@
 #!/usr/bin/env bash
 # Noise-floor evidence on a GPU box: the same commit measured by `gemmwatch run`
-# in separate processes (A/A), then one run with an injected slowdown, then the
-# A/A report. Runs share one work dir, so the first run is cold (empty Triton
-# cache, autotuning) and the later ones warm; each run's wall time is printed.
+# in separate processes (A/A), an injected-slowdown run, the A/A noise report,
+# and optionally (RECHECK=1) the PR workflow's second stage on the same code.
+# Runs share one work dir, so the first run is cold (empty Triton cache when
+# the machine is fresh) and the later ones warm; each run's wall time is printed.
+# Everything is bounded by DEADLINE_SECONDS: a step that would pass it is cut
+# (its partial output discarded and said so), and the steps' files land in
+# OUT_DIR as they finish, so a caller killed at its own limit keeps them.
 #
 #   ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]
 #
-# Environment: RUN_ARGS (extra `gemmwatch run` arguments, e.g. "--shapes square"),
-# INJECT ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the
-# fp16 decode cell 16x4096x4096), INJECT_ARGS (what the injected run measures),
-# RECHECK=1 (then every cell rechecked A/A side by side, and `simulate --recheck`).
+# Exit status 1 when a run failed or was cut; every step's status is in OUT_DIR/walltimes.txt.
+#
+# Environment: RUNS (default "cold warm warm2"), RUN_ARGS (extra `gemmwatch run`
+# arguments, e.g. "--shapes square"), WORK (the shared work dir, default OUT_DIR/work;
+# one outside OUT_DIR lets a later call on the same machine start warm), INJECT
+# ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the fp16 decode
+# cell 16x4096x4096; INJECT= skips the injected run), INJECT_ARGS (what it measures),
+# RECHECK=1 (every cell rechecked A/A side by side in RECHECK_PARTS processes, then
+# `simulate --recheck`).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}
 deadline=${2:-540}
 mkdir -p "$out"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-work="$out/work"
+work=${WORK:-$out/work}
 start=$(date +%s)
-last=0
-run() {  # run NAME [args...]: one gemmwatch run into its own results dir
-  local name=$1; shift
-  local t0; t0=$(date +%s)
-  python3 -m ci.cli run --results-dir "$out/$name/results" --work-dir "$work" "$@" 2>&1 | tee "$out/$name.log" | tail -n 3
-  local rc=${PIPESTATUS[0]}
-  last=$(( $(date +%s) - t0 ))
-  echo "$name: exit $rc, wall ${last}s" | tee -a "$out/walltimes.txt"
+left() { echo $((deadline - ($(date +%s) - start))); }
+status=0 # 1 when a run failed or was cut
+note() { echo "$*" | tee -a "$out/walltimes.txt"; }
+
+run() { # run NAME [args...]: one gemmwatch run into its own results dir, cut at the deadline
+  local name=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  timeout "$(left)" python3 -m ci.cli run --results-dir "$out/$name/results" --work-dir "$work" "$@" \
+    >"$out/$name.log" 2>&1
+  rc=$?
+  [ "$rc" = 0 ] || status=1
+  if [ "$rc" = 124 ]; then
+    note "$name: cut by the deadline after $(($(date +%s) - t0))s (results discarded)"
+    rm -rf "$out/$name/results"
+  else
+    note "$name: exit $rc, wall $(($(date +%s) - t0))s"
+  fi
+  tail -n 2 "$out/$name.log"
   return "$rc"
 }
-enough_time() { [ $(( $(date +%s) - start + ${1:-$last} )) -lt "$deadline" ]; }
 
 # shellcheck disable=SC2086
-run cold ${RUN_ARGS:-} || exit 1
-if enough_time; then run warm ${RUN_ARGS:-}; fi
-if enough_time; then run warm2 ${RUN_ARGS:-}; fi
-inject=${INJECT:-fp16 4096x4096x4096=0.03;fp16 16x4096x4096=0.03}
-# shellcheck disable=SC2086
-if enough_time 60; then GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJECT_ARGS:---shapes 4096x4096x4096 16x4096x4096 --dtypes fp16}; fi
+for name in ${RUNS:-cold warm warm2}; do
+  [ "$(left)" -gt 30 ] || { note "$name: skipped, deadline"; continue; }
+  run "$name" ${RUN_ARGS:-}
+done
+inject=${INJECT-fp16 4096x4096x4096=0.03;fp16 16x4096x4096=0.03}
+if [ -n "$inject" ] && [ "$(left)" -gt 60 ]; then
+  # shellcheck disable=SC2086
+  GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJECT_ARGS:---shapes 4096x4096x4096 16x4096x4096 --dtypes fp16}
+fi
 
-files=$(ls "$out"/{cold,warm,warm2}/results/*/*-*.json 2>/dev/null | grep -v machine.json)
-# shellcheck disable=SC2086
-python3 -m ci.cli noise --clocks $files > "$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+files=$(find "$out"/{cold,warm,warm2}/results -mindepth 2 -maxdepth 2 -name '*-*.json' ! -name machine.json 2>/dev/null | sort)
+if [ -n "$files" ]; then
+  # shellcheck disable=SC2086
+  python3 -m ci.cli noise --clocks $files >"$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+fi
 
 # The PR workflow's second stage on the same code (RECHECK=1): every cell of the matrix
 # rechecked base = head = HEAD side by side in one process (A/A, per-round samples kept),
-# then `simulate --recheck`: false alarms per 100 PR runs with the recheck applied.
-if [ "${RECHECK:-0}" = 1 ] && enough_time 240; then
-  mapfile -t cells < <(python3 -c 'from benchmarks import matrix
-for c in matrix.select(matrix.load(), interpreter=False).cells: print(c.name)')
-  python3 -m ci.cli recheck --base HEAD --head HEAD --cells "${cells[@]}" --work-dir "$work" \
-    --output "$out/recheck-aa.json" > "$out/recheck-aa.log" 2>&1
-  echo "recheck A/A: exit $?" | tee -a "$out/walltimes.txt"
-  # shellcheck disable=SC2086
-  python3 -m ci.cli simulate $files --recheck "$out/recheck-aa.json" > "$out/simulate-recheck.txt" 2>&1 &&
+# in parts so that a deadline keeps the parts done; then `simulate --recheck`: false alarms
+# per 100 PR runs with the recheck applied.
+if [ "${RECHECK:-0}" = 1 ] && [ -n "$files" ]; then
+  # The cells the runs measured (RUN_ARGS may narrow the matrix).
+  python3 -c 'import sys; from ci.asv_results import load
+print("\n".join(sorted(load(sys.argv[1]).metric("track_triton_time"))))' "${files%%$'\n'*}" >"$out/recheck-cells.txt"
+  split -n "l/${RECHECK_PARTS:-4}" -d "$out/recheck-cells.txt" "$out/recheck-cells-part"
+  for part in "$out"/recheck-cells-part*; do
+    name=recheck-aa-${part##*-part}
+    [ "$(left)" -gt 30 ] || { note "$name: skipped, deadline"; continue; }
+    mapfile -t cells <"$part"
+    t0=$(date +%s)
+    timeout "$(left)" python3 -m ci.cli recheck --base HEAD --head HEAD --cells "${cells[@]}" --work-dir "$work" \
+      --output "$out/$name.json" >"$out/$name.log" 2>&1
+    note "$name (${#cells[@]} cells): exit $?, wall $(($(date +%s) - t0))s"
+  done
+  reports=$(ls "$out"/recheck-aa-*.json 2>/dev/null)
+  if [ -n "$reports" ]; then
+    # shellcheck disable=SC2086
+    python3 -m ci.cli simulate $files --recheck $reports >"$out/simulate-recheck.txt" 2>&1
+    note "simulate --recheck: exit $?"
     cat "$out/simulate-recheck.txt"
+  fi
 fi
+exit "$status"

@@ -125,3 +125,28 @@ def test_unwritable_results_dir(repo, tmp_path):
     proc = gemmwatch(repo, "run", "--results-dir", str(blocker / "results"), "--work-dir", str(tmp_path / "w"))
     assert proc.returncode == 2
     assert f"results directory {blocker / 'results'} is not writable" in proc.stderr
+
+
+def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo, tmp_path):
+    # The script the GPU box runs (device time is scarce: a broken step wastes it); here the
+    # interpreter stands in, and its recheck has no rounds for `simulate` (said in its output).
+    out = tmp_path / "evidence"
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1", "RUNS": "cold warm", "INJECT": "", "RECHECK": "1",
+           "RECHECK_PARTS": "2", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}"}  # fmt: skip
+    proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(out), "400"], cwd=repo, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (out / "walltimes.txt").read_text().splitlines()
+    steps = ["cold", "warm", "recheck-aa-00 (6 cells)", "recheck-aa-01 (6 cells)", "simulate --recheck"]
+    assert [line.split(":")[0] for line in lines] == steps
+    assert all("exit 0" in line for line in lines[:-1]), lines
+    assert "no cell with per-round samples" in (out / "simulate-recheck.txt").read_text()  # (the interpreter's)
+    assert (out / "noise.txt").read_text().strip()
+    reports = [json.loads((out / f"recheck-aa-0{i}.json").read_text()) for i in range(2)]
+    assert sum(len(r["cells"]) for r in reports) == 12
+    # A deadline already spent: every step skipped, nothing half-written.
+    late = tmp_path / "late"
+    proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(late), "10"], cwd=repo, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert (late / "walltimes.txt").read_text().splitlines() == ["cold: skipped, deadline", "warm: skipped, deadline"]
+    assert not (late / "cold").exists()
