@@ -2,8 +2,9 @@
 
 detect the target -> generate candidates from its TargetSpec -> compile and
 benchmark each (the same timing protocol as the suites, interleaved with the
-native library) -> pick the fastest correct one -> write it, with the configs
-that lost and the ones that failed, to targets/tuned/<target>-triton<ver>.json.
+native library) on every cell of the matrix in a shape bucket -> pick the
+correct one fastest over them -> write it, with the configs that lost and the
+ones that failed, to targets/tuned/<target>-triton<ver>.json.
 Per-PR runs then read the library instead of autotuning.
 """
 
@@ -19,8 +20,7 @@ from pathlib import Path
 
 # A re-tune replaces a bucket's entry only with a config faster by more than this (same rounds).
 REPLACE_MARGIN = 0.01
-
-
+# Rounds of the coarse pass's graph timing per candidate (the fine pass takes --rounds).
 COARSE_ROUNDS = 5
 
 
@@ -39,18 +39,18 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
     the bucket's cells; returns the bucket's library entry.
 
     Coarse pass (GPU): the launcher's own search on the first cell — candidates
-    compiled in parallel, each timed with a few graph replays (`coarse_ms`). Fine pass: the `finalists`
-    fastest of each kernel variant, checked against the float64 reference and
-    timed with the suites' protocol, interleaved with each other and the native
-    library, on every cell of the matrix in the bucket: the library holds one
-    config per bucket, and a config chosen on one cell alone was measured 7-14%
-    slower on its bucket's other cells on the H200 (1000^3 beside 1024^3). The
-    config with the best geometric mean of its time relative to each cell's
-    fastest wins. The bucket's entry in `library` (the incumbent) always joins
-    the fine pass, and is replaced only by a config better by more than
-    REPLACE_MARGIN in the same rounds. In the interpreter nothing is timed
-    meaningfully: the first `top_k` candidates all go to the fine pass (a
-    pipeline check).
+    compiled in parallel, each timed with a few graph replays (`coarse_ms`).
+    Fine pass: the `finalists` fastest of each kernel variant, checked against
+    the float64 reference and timed with the suites' protocol, interleaved with
+    each other and the native library, on every cell of the matrix in the
+    bucket: the library holds one config per bucket, and a config chosen on one
+    cell alone was measured 7-14% slower on its bucket's other cells on the
+    H200 (1000^3 beside 1024^3). The config with the best geometric mean of its
+    time relative to each cell's fastest wins. The bucket's entry in `library`
+    (the incumbent) always joins the fine pass, and is replaced only by a
+    config better by more than REPLACE_MARGIN in the same rounds. In the
+    interpreter nothing is timed meaningfully: the first `top_k` candidates all
+    go to the fine pass (a pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import cooldown
