@@ -293,7 +293,10 @@ def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]
     choice was made for aligned operands; this call's are not)."""
     import dataclasses
 
-    return dataclasses.replace(config, variant="tile", split_k=1) if ineligible(config) else config
+    if not ineligible(config):
+        return config
+    fallback = dataclasses.replace(config, variant="tile", split_k=1)
+    return fallback if not ineligible(fallback) else dataclasses.replace(fallback, late_promotion=False)
 
 
 def _do_bench_ms(fn: Callable[[], object]) -> float:

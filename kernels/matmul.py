@@ -179,7 +179,7 @@ def _epilogue(
 def _tile_partial(
     a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
-    INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
 ):  # fmt: skip
     """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n)."""
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -193,6 +193,7 @@ def _tile_partial(
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(k_lo, k_hi):
         if EVEN_K:
             a = tl.load(a_ptrs)
@@ -201,10 +202,33 @@ def _tile_partial(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+        acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
+    if LATE_PROMOTION:
+        acc += step
     return acc, offs_m, offs_n
+
+
+@triton.jit
+def _mma(
+    a, b, acc, step, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr
+):
+    """One K step's MMAs: (acc, step) after adding a @ b.
+
+    LATE_PROMOTION (fp8 with precise accumulation): the step's MMAs start from zero into
+    `step`, and the previous step's partial sum is added to the fp32 `acc` meanwhile, so
+    the additions run while the tensor cores work (Triton's MAX_NUM_IMPRECISE_ACC adds
+    each partial right after its MMAs, which ptxas then serialises). The caller adds the
+    last step's partial after the loop. Otherwise `step` passes through unused.
+    """
+    if LATE_PROMOTION:
+        part = tl.dot(a, b, input_precision=INPUT_PRECISION)
+        acc += step
+        step = part
+    else:
+        acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+    return acc, step
 
 
 @triton.jit
@@ -246,6 +270,7 @@ def _gemm_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    LATE_PROMOTION: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -282,7 +307,7 @@ def _gemm_kernel(
 
     acc, offs_m, offs_n = _tile_partial(
         a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC,
+        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION,
     )  # fmt: skip
 
     if SPLIT_K == 1:
@@ -342,6 +367,7 @@ def _gemm_streamk_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    LATE_PROMOTION: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -374,7 +400,7 @@ def _gemm_streamk_kernel(
         pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc, offs_m, offs_n = _tile_partial(
             a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION,
         )  # fmt: skip
         if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
             _epilogue_store(
@@ -470,6 +496,7 @@ def _gemm_tma_kernel(
     SCALE_B: tl.constexpr,
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
+    LATE_PROMOTION: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_CM: tl.constexpr,
 ):
@@ -496,6 +523,7 @@ def _gemm_tma_kernel(
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for ki in range(k_tiles):
             off_k = ki * BLOCK_K
             if A_T:
@@ -506,7 +534,9 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, max_num_imprecise_acc=MAX_NUM_IMPRECISE_ACC)
+            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION)
+        if LATE_PROMOTION:
+            acc += step
         offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
             acc = _epilogue(
@@ -620,8 +650,10 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             # (ptxas then serialises the MMAs, C7514: Triton adds the partial sum
             # between them. Adding it after the step's MMAs instead, in the kernel,
             # removes that but measured slower at M = 4096 on the H200:
-            # docs/BENCHMARKS.md.)
-            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise else None,
+            # docs/BENCHMARKS.md.) `late_promotion` configs add each step's partial
+            # while the next step's MMAs run instead (_mma).
+            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise and not cfg.late_promotion else None,
+            LATE_PROMOTION=cfg.late_promotion,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
         )
@@ -712,6 +744,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         return compiled
 
     def ineligible(cfg: GemmConfig) -> str | None:
+        if cfg.late_promotion and not fp8_precise:
+            return "late promotion is for fp8 with precise accumulation"
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]

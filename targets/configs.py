@@ -23,6 +23,9 @@ Rules (the first seed's, made concrete):
   (the TMA kernel storing C through a descriptor too) where the output tile
   also fits in shared memory. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
+- fp8 configs with K steps <= 128 and <= 64 accumulator values per thread also come with
+  `late_promotion` (for precise accumulation: each step's partial sum added while the next
+  step's MMAs run).
 - At most `MAX_CONFIGS` configs, best-guess first (the interpreter and any
   caller that cannot time takes the first one).
 """
@@ -38,6 +41,10 @@ from targets.spec import TargetSpec
 
 MAX_CONFIGS = 128
 STREAMK_WAVE_EFFICIENCY = 0.8
+# fp8 late promotion: the K step is the promotion interval (128 elements, as cuBLAS and CUTLASS
+# promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
+LATE_PROMOTION_MAX_BLOCK_K = 128
+LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
 VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
@@ -62,6 +69,9 @@ class GemmConfig:
     variant: str = "tile"
     split_k: int = 1
     pad: bool = False  # copy operands whose rows are not 16-byte multiples into aligned buffers first
+    # fp8 with precise accumulation: each K step's partial sum is promoted to fp32 while the next
+    # step's MMAs run, instead of right after its own (which serialises the MMAs); K steps <= 128.
+    late_promotion: bool = False
 
     def __post_init__(self) -> None:
         for name in ("block_m", "block_n", "block_k"):
@@ -85,6 +95,13 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
+        if not isinstance(self.late_promotion, bool):
+            raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
+        if self.late_promotion and self.block_k > LATE_PROMOTION_MAX_BLOCK_K:
+            raise ValueError(
+                f"GemmConfig.late_promotion needs block_k <= {LATE_PROMOTION_MAX_BLOCK_K} (the promotion interval), "
+                f"got {self.block_k}"
+            )
 
     @property
     def uses_tma(self) -> bool:
@@ -97,8 +114,9 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        if not self.pad:
-            del fields["pad"]  # entries written before the field existed read back the same
+        for flag in ("pad", "late_promotion"):
+            if not fields[flag]:
+                del fields[flag]  # entries written before the field existed read back the same
         return fields
 
     def __str__(self) -> str:
@@ -113,7 +131,7 @@ class GemmConfig:
             base = f"{base}-sks{self.split_k}"
         elif self.variant == "streamk":
             base = f"{base}-streamk"
-        return f"{base}-pad" if self.pad else base
+        return f"{base}{'-pad' if self.pad else ''}{'-lp' if self.late_promotion else ''}"
 
 
 def _next_pow2(n: int) -> int:
@@ -193,6 +211,14 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
         configs += [dataclasses.replace(cfg, pad=True) for cfg in configs]
+    if nbytes == 1:
+        # fp8: each config also with late promotion (used where the accumulation is precise).
+        configs += [
+            dataclasses.replace(cfg, late_promotion=True)
+            for cfg in configs
+            if cfg.block_k <= LATE_PROMOTION_MAX_BLOCK_K
+            and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * cfg.num_warps * spec.warp_size
+        ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
     return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
 
@@ -240,7 +266,8 @@ def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
     """
     groups: dict[tuple, list[GemmConfig]] = {}
     for cfg in ranked:
-        groups.setdefault((cfg.variant, cfg.pad, cfg.block_m, cfg.block_n, cfg.num_warps), []).append(cfg)
+        key = (cfg.variant, cfg.pad, cfg.late_promotion, cfg.block_m, cfg.block_n, cfg.num_warps)
+        groups.setdefault(key, []).append(cfg)
     out: list[GemmConfig] = []
     queues = list(groups.values())
     depth = 0

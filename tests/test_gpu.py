@@ -107,6 +107,27 @@ def test_scaled_matmul_matches_reference_and_scaled_mm(fp8, shape, scaling, fast
         assert err <= 1.5 * relative_error(native, ref) + 1e-6
 
 
+@pytest.mark.parametrize(
+    ("shape", "config"),
+    [
+        ((4096, 4096, 4096), GemmConfig(128, 128, 128, 8, 4, variant="tma", late_promotion=True)),
+        ((128, 4096, 14336), GemmConfig(64, 64, 128, 4, 4, late_promotion=True)),
+        ((128, 4096, 14336), GemmConfig(128, 64, 128, 4, 4, variant="splitk_serial", split_k=4, late_promotion=True)),
+        ((16, 4096, 4096), GemmConfig(16, 64, 128, 4, 4, variant="streamk", late_promotion=True)),
+    ],
+    ids=str,
+)
+def test_late_promotion_is_as_precise_as_the_native_precise_accumulation(shape, config, gen):
+    M, N, K = shape
+    a = _randn((M, K), torch.float32, gen).to(torch.float8_e4m3fn)
+    b = _randn((N, K), torch.float32, gen).to(torch.float8_e4m3fn).t()
+    sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
+    out = kernels.scaled_matmul(a, b, sa, sb, config=config)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=False)
+    assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+
+
 def test_autotune_timed_and_recorded(gen, monkeypatch):
     monkeypatch.setenv("GEMMWATCH_TUNED", "0")  # the tuned library would serve this bucket without timing
     # A column-major A: a layout (and so a cache key) no other test of this process uses.

@@ -206,6 +206,8 @@ VARIANT_CONFIGS = [
 
 # fp8 dots need K steps of >= 32 on a GPU (the candidate space never offers less).
 FP8_VARIANT_CONFIGS = [dataclasses.replace(c, block_k=max(c.block_k, 32)) for c in VARIANT_CONFIGS]
+# ... each also promoting each K step's partial sum late (precise fp8 accumulation).
+FP8_VARIANT_CONFIGS += [dataclasses.replace(c, late_promotion=True) for c in FP8_VARIANT_CONFIGS]
 
 
 # The variants as they are (16-byte-aligned rows, for tma, but sizes not multiples of the blocks),
@@ -385,3 +387,16 @@ def test_a_fresh_search_times_with_the_callers_timer_and_records_what_defeats_it
     with pytest.raises(ValueError, match="candidates must be a positive int"):
         with autotune.fresh_search(0, timer=timer):
             pass
+
+
+def test_late_promotion_is_refused_where_the_accumulation_is_not_precise_fp8(device, rng):
+    late = GemmConfig(32, 32, 32, 4, 2, late_promotion=True)
+    a, b = _randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
+    with pytest.raises(ValueError, match="late promotion is for fp8 with precise accumulation"):
+        kernels.matmul(a, b, config=late)
+    a8, b8 = _fp8_operands(40, 48, 64, torch.float8_e4m3fn, rng, device)
+    one = torch.tensor(1.0, device=device)
+    with pytest.raises(ValueError, match="late promotion is for fp8 with precise accumulation"):
+        kernels.scaled_matmul(a8, b8, one, one, use_fast_accum=True, config=late)
+    out = kernels.scaled_matmul(a8, b8, one, one, config=late)  # precise: the same config runs
+    assert relative_error(out, reference_gemm(a8, b8, scale_a=one, scale_b=one)) <= TOLERANCE["fp8_e4m3"]

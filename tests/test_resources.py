@@ -201,3 +201,46 @@ def test_sizes_that_are_multiples_of_8_and_aligned_copies_get_vector_memory_acce
         ["vector", "scalar"],  # odd rows on aligned copies: the loads (C's rows stay odd)
         ["scalar", "scalar"],  # the same without the copies
     ], proc.stdout
+
+
+LATE_PROMOTION_CHECK = """
+import re, subprocess, sys, tempfile, torch, triton
+from pathlib import Path
+from triton.runtime import driver
+import kernels.matmul  # noqa: F401
+from ci.resources import _offline_driver
+from targets import GemmConfig
+m = sys.modules["kernels.matmul"]
+driver.set_active(_offline_driver(90))
+tool = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+for M, cfg in [(128, GemmConfig(64, 64, 128, 4, 4)), (128, GemmConfig(64, 64, 128, 4, 4, late_promotion=True)),
+               (4096, GemmConfig(128, 128, 128, 8, 4, variant="tma")),
+               (4096, GemmConfig(128, 128, 128, 8, 4, variant="tma", late_promotion=True))]:
+    a = torch.empty(M, 4096, dtype=torch.float8_e4m3fn)
+    b = torch.empty(4096, 4096, dtype=torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0)
+    with m.compile_only(132) as compiled:
+        m.scaled_matmul(a, b, one, one, out_dtype=torch.bfloat16, config=cfg)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "k.cubin"
+        path.write_bytes(compiled[0].asm["cubin"])
+        sass = subprocess.run([str(tool), "-sass", str(path)], capture_output=True, text=True, check=True).stdout
+    ops = [("G" if "GMMA" in l else "W" if "DEPBAR.LE gsb0, 0x0" in l else "F")
+           for l in sass.splitlines() if re.search(r"GMMA|DEPBAR.LE gsb0, 0x0|FADD", l)]
+    first = ops.index("G")
+    print(cfg, ops[first:ops.index("W", first)].count("F"))
+"""
+
+
+def test_late_promotion_adds_the_partial_sums_while_the_mmas_run():
+    # fp8 with precise accumulation: Triton's own promotion (max_num_imprecise_acc) waits for the
+    # K step's MMAs and then adds their partial sum, with the tensor cores idle; the late
+    # promotion's adds of the previous step's partial are issued between the step's MMAs.
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", LATE_PROMOTION_CHECK], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    overlapped = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in proc.stdout.splitlines()}
+    assert overlapped["BM64-BN64-BK128-w4-s4-g8"] == 0 and overlapped["BM128-BN128-BK128-w8-s4-g8-tma"] == 0
+    assert overlapped["BM64-BN64-BK128-w4-s4-g8-lp"] >= 8, proc.stdout
+    assert overlapped["BM128-BN128-BK128-w8-s4-g8-tma-lp"] >= 4, proc.stdout

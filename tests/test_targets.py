@@ -135,6 +135,25 @@ def test_serial_split_k_stream_k_and_tma_store_where_they_can_pay_off():
     assert str(stores[0]).endswith("-tma-store")
 
 
+def test_late_promotion_configs_only_for_fp8_with_registers_to_spare():
+    h200 = get("h200")
+    for shape in ((4096, 4096, 4096), (128, 4096, 4096), (16, 4096, 4096)):
+        configs = candidate_configs(h200, "fp8_e4m3", *shape)
+        late = [c for c in configs if c.late_promotion]
+        assert late and len(late) < len(configs), shape
+        for c in late:
+            assert c.block_k <= 128 and c.block_m * c.block_n <= 64 * c.num_warps * 32, c
+        assert not [c for c in candidate_configs(h200, "fp16", *shape) if c.late_promotion]
+    cfg = GemmConfig(128, 128, 128, 8, 4, variant="tma", late_promotion=True)
+    assert str(cfg) == "BM128-BN128-BK128-w8-s4-g8-tma-lp" and cfg.as_dict()["late_promotion"] is True
+    assert "late_promotion" not in GemmConfig(64, 64, 64, 4, 3).as_dict()
+    assert GemmConfig(**cfg.as_dict()) == cfg
+    with pytest.raises(ValueError, match="late_promotion must be a bool, got 1"):
+        GemmConfig(64, 64, 64, 4, 3, late_promotion=1)
+    with pytest.raises(ValueError, match="late_promotion needs block_k <= 128"):
+        GemmConfig(64, 64, 256, 4, 3, late_promotion=True)
+
+
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
     h200 = get("h200")
     assert not [c for c in candidate_configs(h200, "fp16", 1000, 1000, 1000) if c.pad]  # 2000-byte rows: aligned
