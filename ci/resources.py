@@ -59,6 +59,7 @@ def _usage(compiled) -> dict:
         path = Path(tmp) / "kernel.cubin"
         path.write_bytes(compiled.asm["cubin"])
         text = subprocess.run([str(tool), "-res-usage", str(path)], capture_output=True, text=True, check=True).stdout
+        sass = subprocess.run([str(tool), "-sass", str(path)], capture_output=True, text=True, check=True).stdout
     fields = dict(re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", text))
     return {
         "kernel": compiled.metadata.name,
@@ -66,7 +67,22 @@ def _usage(compiled) -> dict:
         "spill_bytes": int(fields.get("STACK", 0)) + int(fields.get("LOCAL", 0)),
         "shared_bytes": int(compiled.metadata.shared) + int(fields.get("SHARED", 0)),
         "warps": int(compiled.metadata.num_warps),
+        "mma_per_wait": mma_per_wait(sass),
     }
+
+
+def mma_per_wait(sass: str) -> float | None:
+    """Warpgroup MMAs issued per wait for all of them, over the kernel's code (None: no wgmma).
+
+    The tensor cores idle while a warpgroup waits for its last MMA and works on the result; a
+    K step's MMAs issued back to back and waited for once (4 for a 128-deep fp16 step) keep them
+    busy, one wait per MMA (what ptxas makes of Triton's fp8 promotion in some tiles, C7514)
+    serialises them.
+    """
+    ops = re.findall(r"\b[HQI]GMMA\.|WARPGROUP\.DEPBAR\.LE gsb0, 0x0\b", sass)
+    chains = "".join("G" if op.endswith(".") else "|" for op in ops).split("|")
+    lengths = [len(chain) for chain in chains if chain]
+    return sum(lengths) / len(lengths) if lengths else None
 
 
 def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]:
@@ -119,8 +135,9 @@ def programs_per_sm(spec, usage: dict) -> int:
 
 def render(spec, rows: list[dict]) -> str:
     lines = [
-        "| cell | config | speedup | kernel | registers/thread | spilled bytes | shared KiB | programs/SM |",
-        "|---|---|---|---|---|---|---|---|",
+        "| cell | config | speedup | kernel | registers/thread | spilled bytes | shared KiB | programs/SM "
+        "| wgmma per wait |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         speed = f"{row['speedup']:.3f}x" if row["speedup"] else "n/a"
@@ -128,7 +145,8 @@ def render(spec, rows: list[dict]) -> str:
             spill = f"**{k['spill_bytes']}**" if k["spill_bytes"] else "0"
             lines.append(
                 f"| {row['cell']} | `{row['config']}` | {speed} | {k['kernel']} | {k['registers']} | {spill} "
-                f"| {k['shared_bytes'] / 1024:.1f} | {programs_per_sm(spec, k)} |"
+                f"| {k['shared_bytes'] / 1024:.1f} | {programs_per_sm(spec, k)} "
+                f"| {'-' if k['mma_per_wait'] is None else format(k['mma_per_wait'], '.1f')} |"
             )
     return "\n".join(lines) + "\n"
 

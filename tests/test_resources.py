@@ -62,6 +62,9 @@ def test_every_kernel_of_every_config_is_compiled_for_the_target(report):
         assert shared_kib > 0
         assert 0 < registers <= 255 and spilled.strip("*").isdigit()
         assert programs >= 1
+    waits = {r[3]: r[8] for r in rows}
+    assert waits["_splitk_reduce_kernel"] == "-"  # no matrix instructions at all
+    assert float(waits["_gemm_tma_kernel"]) >= 2  # fp16: a K step's wgmmas chained, one wait
     tma = next(r for r in rows if r[3] == "_gemm_tma_kernel")
     # 128x64 + 64x256 fp16 tiles, 3 stages: 144 KiB of operand buffers at least, so one program per SM.
     assert float(tma[6]) >= 144 and int(tma[7]) == 1
@@ -244,3 +247,13 @@ def test_late_promotion_adds_the_partial_sums_while_the_mmas_run():
     assert overlapped["BM64-BN64-BK128-w4-s4-g8"] == 0 and overlapped["BM128-BN128-BK128-w8-s4-g8-tma"] == 0
     assert overlapped["BM64-BN64-BK128-w4-s4-g8-lp"] >= 8, proc.stdout
     assert overlapped["BM128-BN128-BK128-w8-s4-g8-tma-lp"] >= 4, proc.stdout
+
+
+def test_wgmma_per_wait_counts_the_chains_a_wait_ends():
+    from ci.resources import mma_per_wait
+
+    chained = "\n".join(["HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;"] * 4 + ["WARPGROUP.DEPBAR.LE gsb0, 0x0 ;"])
+    assert mma_per_wait(chained + "\nWARPGROUP.DEPBAR.LE gsb0, 0x1 ;\n" + chained) == 4.0
+    serial = "QGMMA.64x128x32.F32.E4M3.E4M3 R24, gdesc[UR8], R24 ;\nWARPGROUP.DEPBAR.LE gsb0, 0x0 ;\n" * 8
+    assert mma_per_wait(serial) == 1.0
+    assert mma_per_wait("HMMA.16816.F32 R4, R8, R12, R4 ;\nFADD R1, R2, R3 ;") is None  # mma.sync, no wgmma
