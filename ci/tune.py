@@ -40,7 +40,7 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
 
     Coarse pass (GPU): the launcher's own search on the first cell — candidates
     compiled in parallel, each timed with a few graph replays (`coarse_ms`).
-    Fine pass: the `finalists` fastest of each kernel variant, checked against
+    Fine pass: the `finalists` fastest of each kernel variant (and promotion), checked against
     the float64 reference and timed with the suites' protocol, interleaved with
     each other and the native library, on every cell of the matrix in the
     bucket: the library holds one config per bucket, and a config chosen on one
@@ -69,9 +69,9 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
             prep.triton()
         search = autotune.last()
         coarse, failed = dict(search.timings_ms), dict(search.failed)
-        by_variant: dict[str, list] = {}
+        by_variant: dict[tuple, list] = {}  # (variant, late promotion): each its own code path
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
-            by_variant.setdefault(cfg.variant, []).append(cfg)
+            by_variant.setdefault((cfg.variant, cfg.late_promotion), []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     key, incumbent = None, None
     times: dict[str, dict] = {}  # cell -> {config: ms}
