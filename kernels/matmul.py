@@ -218,9 +218,10 @@ def _mma(
 
     LATE_PROMOTION (fp8 with precise accumulation): the step's MMAs start from zero into
     `step`, and the previous step's partial sum is added to the fp32 `acc` meanwhile, so
-    the additions run while the tensor cores work (Triton's MAX_NUM_IMPRECISE_ACC adds
-    each partial right after its MMAs, which ptxas then serialises). The caller adds the
-    last step's partial after the loop. Otherwise `step` passes through unused.
+    ptxas can issue the additions between the step's asynchronous MMAs (Triton's
+    MAX_NUM_IMPRECISE_ACC adds each partial only after waiting for its MMAs; in some
+    tiles ptxas then waits after every MMA). The caller adds the last step's partial
+    after the loop. Otherwise `step` passes through unused (and is compiled away).
     """
     if LATE_PROMOTION:
         part = tl.dot(a, b, input_precision=INPUT_PRECISION)
