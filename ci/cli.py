@@ -170,6 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--config", metavar="PYPROJECT", default="pyproject.toml")
     sim.add_argument("--recheck", nargs="+", metavar="REPORT.json",
                      help="A/A reports of `gemmwatch recheck`: simulate the workflow's recheck of flagged cells too")  # fmt: skip
+    sim.add_argument("--only-rechecked", action="store_true",
+                     help="count only the cells the --recheck reports cover (e.g. a recheck cut short)")  # fmt: skip
     sim.set_defaults(func=_lazy("ci.simulate"))
 
     rck = sub.add_parser(

@@ -84,10 +84,14 @@ print("\n".join(sorted(load(sys.argv[1]).metric("track_triton_time"))))' "${file
       --output "$out/$name.json" >"$out/$name.log" 2>&1
     note "$name (${#cells[@]} cells): exit $?, wall $(($(date +%s) - t0))s"
   done
-  reports=$(ls "$out"/recheck-aa-*.json 2>/dev/null)
+  reports=$(find "$out" -maxdepth 1 -name 'recheck-aa-*.json' | sort)
   if [ -n "$reports" ]; then
+    partial=""
+    # A part cut by the deadline: count only the cells the finished parts cover.
+    [ "$(echo "$reports" | wc -l)" -lt "$(find "$out" -maxdepth 1 -name 'recheck-cells-part*' | wc -l)" ] &&
+      partial=--only-rechecked
     # shellcheck disable=SC2086
-    python3 -m ci.cli simulate $files --recheck $reports >"$out/simulate-recheck.txt" 2>&1
+    python3 -m ci.cli simulate $files --recheck $reports $partial >"$out/simulate-recheck.txt" 2>&1
     note "simulate --recheck: exit $?"
     cat "$out/simulate-recheck.txt"
   fi

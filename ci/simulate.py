@@ -13,7 +13,10 @@ through the PR workflow's second stage: every cell the comparison flagged
 (regressed, improved or noisy) is decided again from a bootstrap of one
 report's paired rounds (head rounds times 1 + slowdown in injected trials),
 and that verdict replaces the comparison's. A flagged cell that no report has
-keeps the comparison's verdict.
+keeps the comparison's verdict (their number per run is printed: an upper
+bound then), or with `--only-rechecked` only the cells the reports cover are
+counted at all (a figure for that part of the matrix, e.g. from a recheck
+that a deadline cut short).
 """
 
 from __future__ import annotations
@@ -71,12 +74,18 @@ def simulate(
     seed: int = 0,
     noise=None,
     rechecks: list[dict] | None = None,
+    only_rechecked: bool = False,
 ) -> dict:
     """`noise`: per-cell run-to-run noise ({(suite, cell): sigma}, see `ci.compare.history_noise`) or None.
-    `rechecks`: the cells of A/A recheck reports ({"Suite cell": entry}), or None (no recheck stage)."""
+    `rechecks`: the cells of A/A recheck reports ({"Suite cell": entry}), or None (no recheck stage);
+    `only_rechecked`: count only the cells those reports cover."""
     rng = np.random.default_rng(seed)
-    report = {"trials": trials, "aa_alerts": [], "aa_flagged": [], "detection": {}}
+    report = {"trials": trials, "aa_alerts": [], "aa_flagged": [], "aa_unrechecked": [], "detection": {}}
     pairs = [(i, j) for i in range(len(runs)) for j in range(len(runs)) if i != j]
+    covered = {name for r in rechecks or [] for name in r}
+
+    def counted(result):
+        return [c for c in result.cells if not only_rechecked or c.name in covered]
 
     def verdicts(result, factor):
         if rechecks is None:
@@ -86,15 +95,18 @@ def simulate(
     for t in range(trials):
         i, j = pairs[t % len(pairs)]
         result = compare(_resampled(runs[i], rng), _resampled(runs[j], rng), settings, noise=noise)
-        report["aa_flagged"].append(sum(c.verdict in FLAGGED for c in result.cells))
-        report["aa_alerts"].append(sum(v == Verdict.REGRESSED for v in verdicts(result, 1.0).values()))
+        cells = counted(result)
+        final = verdicts(result, 1.0)
+        report["aa_flagged"].append(sum(c.verdict in FLAGGED for c in cells))
+        report["aa_unrechecked"].append(sum(c.verdict in FLAGGED and c.name not in covered for c in cells))
+        report["aa_alerts"].append(sum(final[c.name] == Verdict.REGRESSED for c in cells))
     for slowdown in slowdowns:
         detected, total, per_cell = 0, 0, {}
         for t in range(trials):
             i, j = pairs[t % len(pairs)]
             result = compare(_resampled(runs[i], rng), _resampled(runs[j], rng, 1.0 + slowdown), settings, noise=noise)
             final = verdicts(result, 1.0 + slowdown)
-            for c in result.cells:
+            for c in counted(result):
                 if c.verdict in (Verdict.NEW, Verdict.MISSING, Verdict.FAILED, Verdict.NOT_CALLED):
                     continue
                 total += 1
@@ -159,16 +171,24 @@ def main(args) -> int:
         except ValueError as err:
             print(f"gemmwatch simulate: {err}", file=sys.stderr)
             return 2
+    if args.only_rechecked and not rechecks:
+        print("gemmwatch simulate: --only-rechecked needs --recheck REPORT.json", file=sys.stderr)
+        return 2
     report = simulate(
         runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, noise=noise,
-        rechecks=rechecks,
+        rechecks=rechecks, only_rechecked=args.only_rechecked,
     )  # fmt: skip
     alerts = report["aa_alerts"]
     stage = f", after rechecking the flagged cells ({len(rechecks)} A/A recheck report(s))" if rechecks else ""
+    if args.only_rechecked:
+        stage += f", counting only the {len({n for r in rechecks for n in r})} cells they cover"
+    uncovered = (
+        f"; flagged cells no report covers, per run: {np.mean(report['aa_unrechecked']):.1f}" if rechecks else ""
+    )
     print(
         f"A/A: {sum(alerts)} false alarms in {len(alerts)} simulated PR runs{stage} "
         f"({100 * sum(alerts) / len(alerts):.1f} per 100 runs; runs with any alarm: {sum(a > 0 for a in alerts)}; "
-        f"cells flagged by the comparison per run: {np.mean(report['aa_flagged']):.1f})"
+        f"cells flagged by the comparison per run: {np.mean(report['aa_flagged']):.1f}{uncovered})"
     )
     for slowdown, d in report["detection"].items():
         rates = d["per_cell_rate"]

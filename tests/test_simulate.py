@@ -109,3 +109,19 @@ def test_simulate_refuses_a_recheck_report_that_is_not_an_a_a_one(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--recheck",
                            str(tmp_path / "junk.json")], cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 2 and "junk.json" in proc.stderr
+
+
+def test_a_partial_recheck_is_said_and_can_be_counted_alone(tmp_path):
+    rng = np.random.default_rng(5)
+    shifted = "bf16 4096x4096x4096"
+    runs = [_run(tmp_path / "r0.json", rng), _run(tmp_path / "r1.json", rng, shift={shifted: 1.03})]
+    report = _recheck_report(tmp_path / "part.json", rng, [f"Matmul fp16 {s}" for s in SHAPES])  # fp16 only
+    alarms, _, out = simulate(*runs, "--recheck", report)
+    assert alarms >= 10  # the shifted bf16 cell has no recheck: the comparison's verdict stands
+    uncovered = float(re.search(r"flagged cells no report covers, per run: ([\d.]+)", out).group(1))
+    assert uncovered >= 0.5
+    alarms, detected, out = simulate(*runs, "--recheck", report, "--only-rechecked")
+    assert "counting only the 3 cells they cover" in out and alarms == 0 and detected[5] == 100.0
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--only-rechecked"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 2 and "--only-rechecked needs --recheck" in proc.stderr
