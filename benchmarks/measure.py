@@ -41,27 +41,35 @@ def injected_slowdowns() -> dict[str, float]:
 
 
 def slowed(side, fraction: float):
-    """`side` (a callable, or its copies) with each call followed by a GPU spin of about `fraction` of its time.
+    """(`side` with each call followed by a GPU spin, the slowdown that spin adds).
 
-    Both durations are measured with the timing protocol itself (graph replays,
-    on the first copy), so launch overhead does not inflate the spin for short kernels.
+    `side` is a callable or its copies. The spin is a kernel of its own, so it
+    costs a fixed part (the gap between two kernels in the graph, about a
+    microsecond) besides its cycles: the two are calibrated with the timing
+    protocol itself (graph replays of the side followed by two spin lengths), and
+    the cycles set so that the side is about `fraction` slower. Where the fixed
+    part alone is more than that (kernels of a few microseconds), the spin is the
+    shortest one and the slowdown returned is what it adds, larger than asked.
     """
     import torch
 
     from benchmarks.timing import measure
 
     fns = side if isinstance(side, list) else [side]
-    probe_cycles = 100_000
-    timing = measure(fns[0], lambda: torch.cuda._sleep(probe_cycles), rounds=5, warmup=1)
-    seconds_per_cycle = timing.median(1) / probe_cycles
-    cycles = max(1, int(fraction * timing.median(0) / seconds_per_cycle))
 
-    def spin_after(fn):
+    def spin_after(fn, cycles):
         fn()
         torch.cuda._sleep(cycles)
 
-    wrapped = [functools.partial(spin_after, fn) for fn in fns]
-    return wrapped if isinstance(side, list) else wrapped[0]
+    probes = (1_000, 40_000)
+    timing = measure(fns[0], *(functools.partial(spin_after, fns[0], c) for c in probes), rounds=5, warmup=1)
+    base, short, long = (timing.median(i) for i in range(3))
+    per_cycle = max((long - short) / (probes[1] - probes[0]), 1e-15)
+    fixed = max(short - base - per_cycle * probes[0], 0.0)  # the spin kernel's cost at zero cycles
+    cycles = max(1, round((fraction * base - fixed) / per_cycle))
+    expected = (fixed + per_cycle * cycles) / base
+    wrapped = [functools.partial(spin_after, fn, cycles) for fn in fns]
+    return (wrapped if isinstance(side, list) else wrapped[0]), expected
 
 
 # How every call is made to read cold from HBM: "flush" (default): an L2 flush captured before
@@ -234,8 +242,8 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
         sides = timed_sides(prep, device, spec.l2_bytes, calls)
         inject = injected_slowdowns().get(cell_key(cell))
         if inject and device == "cuda":
-            sides[0] = slowed(sides[0], inject)
-            result.method_note = f"injected slowdown {inject:.1%}"
+            sides[0], expected = slowed(sides[0], inject)
+            result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
         timing = measure(*sides, rounds=rounds, cooldown=cooldown())
         result.state_after = device_state() or None

@@ -172,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="A/A reports of `gemmwatch recheck`: simulate the workflow's recheck of flagged cells too")  # fmt: skip
     sim.add_argument("--only-rechecked", action="store_true",
                      help="count only the cells the --recheck reports cover (e.g. a recheck cut short)")  # fmt: skip
+    sim.add_argument("--cells", nargs="+", metavar="PATTERN",
+                     help="count only cells whose 'Suite cell' name matches (fnmatch, e.g. '* fp16 *')")  # fmt: skip
     sim.set_defaults(func=_lazy("ci.simulate"))
 
     rck = sub.add_parser(

@@ -12,6 +12,7 @@ threshold); the output (JSON) feeds `gemmwatch compare/comment --recheck`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import json
@@ -63,7 +64,36 @@ def paired_change(base: list[float], head: list[float], confidence: float):
     return math.expm1(float(np.median(logs))), (math.expm1(float(low)), math.expm1(float(high))), p
 
 
-def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, settings) -> dict:
+@contextlib.contextmanager
+def _autotune_cache(path: Path | None):
+    """GEMMWATCH_AUTOTUNE_CACHE set to `path` (unset for None) while a side chooses its configs."""
+    from kernels.autotune import ENV_CACHE_FILE
+
+    saved = os.environ.pop(ENV_CACHE_FILE, None)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.environ[ENV_CACHE_FILE] = str(path)
+    try:
+        yield
+    finally:
+        os.environ.pop(ENV_CACHE_FILE, None)
+        if saved is not None:
+            os.environ[ENV_CACHE_FILE] = saved
+
+
+def _chosen(kmod) -> dict | None:
+    """The config the side's last launch used and how it was chosen (None from a tree without that record)."""
+    last = getattr(getattr(kmod, "autotune", None), "last", None)
+    selection = last() if last else None
+    return {"config": str(selection.config), "method": selection.method} if selection else None
+
+
+def recheck_cells(
+    cells, base_tree: Path, head_tree: Path, *, rounds: int, settings, autotune_caches: dict | None = None
+) -> dict:
+    """`autotune_caches`: {"base": path, "head": path} of the runs' stored autotune choices; a cell
+    without a tuned entry then runs the config its run chose (a fresh choice is stored there), so an
+    A/A recheck times the same configs on both sides instead of two independent autotunes."""
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
@@ -84,10 +114,12 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
         try:
             prep = Prepared(cell, device)
             ref = prep.reference()
-            errors = {}
+            errors, configs = {}, {}
             for side, kmod in (("base", base_k), ("head", head_k)):
-                errors[side] = relative_error(prep.triton(kmod), ref)
-            entry["rel_error"] = errors
+                with _autotune_cache((autotune_caches or {}).get(side)):  # the first call chooses the config
+                    errors[side] = relative_error(prep.triton(kmod), ref)
+                configs[side] = _chosen(kmod)
+            entry["rel_error"], entry["configs"] = errors, configs
             if not errors["head"] <= TOLERANCE[cell.dtype]:
                 entry.update(verdict=Verdict.FAILED.value, note=f"head result over tolerance ({errors['head']:.3g})")
                 continue
@@ -97,8 +129,8 @@ def recheck_cells(cells, base_tree: Path, head_tree: Path, *, rounds: int, setti
                 calls.append(lambda ops, native=prep.native: native(operands=ops))
             sides = timed_sides(prep, device, l2_bytes, calls)
             if inject.get(cell.name) and device == "cuda":
-                sides[1] = slowed(sides[1], inject[cell.name])
-                entry["injected_slowdown"] = inject[cell.name]
+                sides[1], expected = slowed(sides[1], inject[cell.name])
+                entry["injected_slowdown"] = {"asked": inject[cell.name], "calibrated": expected}
             timing = measure(*sides, rounds=rounds, cooldown=cooldown())
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
@@ -130,7 +162,8 @@ def main(args) -> int:
     from ci.cli import use_interpreter_without_gpu
     from ci.compare import InputError, comparisons_from_args
     from ci.decision import Verdict, load_settings
-    from ci.run import RunError, ensure_worktree, find_repo, resolve_commit
+    from ci.run import RunError, autotune_cache_path, ensure_worktree, find_repo, resolve_commit
+    from targets import detect
 
     interpreter = use_interpreter_without_gpu()
     try:
@@ -143,8 +176,9 @@ def main(args) -> int:
             flagged = (Verdict.REGRESSED, Verdict.NOISY, Verdict.IMPROVED)
             comps = comparisons_from_args(args)
             cells = [parse_cell(c.name) for comp in comps for c in comp.cells if c.verdict in flagged]
-        work = Path(args.work_dir or repo / ".asv" / "gemmwatch") / "worktrees"
-        base_tree, head_tree = ensure_worktree(repo, base_sha, work), ensure_worktree(repo, head_sha, work)
+        work_dir = Path(args.work_dir or repo / ".asv" / "gemmwatch")
+        trees = {side: ensure_worktree(repo, sha, work_dir / "worktrees") for side, sha in
+                 (("base", base_sha), ("head", head_sha))}  # fmt: skip
     except (RunError, InputError, ValueError) as err:
         print(f"gemmwatch recheck: {err}", file=sys.stderr)
         return 2
@@ -152,11 +186,13 @@ def main(args) -> int:
         print("gemmwatch recheck: no flagged cell to recheck")
         report = {}
     else:
-        # Each side autotunes for itself; stored choices and worker processes would mix the trees.
-        os.environ.pop("GEMMWATCH_AUTOTUNE_CACHE", None)
+        # Each side's configs come from its own tree (library) or its run's stored choices
+        # (per kernel source); compile workers would import the wrong tree.
         os.environ["GEMMWATCH_COMPILE_WORKERS"] = "0"
-        report = recheck_cells(cells, base_tree, head_tree, rounds=args.rounds, settings=settings)
-    from targets import detect
+        caches = {side: autotune_cache_path(work_dir, detect().name, tree) for side, tree in trees.items()}
+        report = recheck_cells(
+            cells, trees["base"], trees["head"], rounds=args.rounds, settings=settings, autotune_caches=caches
+        )
 
     payload = {
         "machine": detect().name,  # gemmwatch run names the asv machine after the target too

@@ -210,9 +210,7 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     logs.mkdir(parents=True, exist_ok=True)
     progress = logs / f"{stamp}-progress.jsonl"
     context_dir = plan.results_dir.parent / "context" / plan.machine / f"{plan.sha[:8]}-{stamp}"
-    # Autotune choices persist per target, Triton version and kernel source, so a
-    # re-run of the same code times the same configs.
-    autotune_cache = work / "autotune" / f"{plan.machine}-{_source_hash(worktree)}.json"
+    autotune_cache = autotune_cache_path(work, plan.machine, worktree)
     autotune_cache.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(
@@ -303,6 +301,15 @@ def _context_of(python: str, repo: Path) -> dict[str, str]:
         last = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         raise RunError(f"--python {python}: could not import torch/triton there: {last[0]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def autotune_cache_path(work_dir: Path, machine: str, tree: Path) -> Path:
+    """Where the autotune choices of `tree`'s kernels are kept (GEMMWATCH_AUTOTUNE_CACHE).
+
+    Per target and kernel source (the file's entries are per Triton version), so a
+    re-run of the same code, and `gemmwatch recheck` of it, times the same configs.
+    """
+    return work_dir / "autotune" / f"{machine}-{_source_hash(tree)}.json"
 
 
 def _source_hash(tree: Path) -> str:

@@ -21,7 +21,9 @@ that a deadline cut short).
 
 from __future__ import annotations
 
+import collections
 import copy
+import fnmatch
 import sys
 
 import numpy as np
@@ -75,17 +77,25 @@ def simulate(
     noise=None,
     rechecks: list[dict] | None = None,
     only_rechecked: bool = False,
+    patterns: list[str] | None = None,
 ) -> dict:
     """`noise`: per-cell run-to-run noise ({(suite, cell): sigma}, see `ci.compare.history_noise`) or None.
     `rechecks`: the cells of A/A recheck reports ({"Suite cell": entry}), or None (no recheck stage);
-    `only_rechecked`: count only the cells those reports cover."""
+    `only_rechecked`: count only the cells those reports cover; `patterns`: count only the cells
+    whose "Suite cell" name matches one of these fnmatch patterns."""
     rng = np.random.default_rng(seed)
-    report = {"trials": trials, "aa_alerts": [], "aa_flagged": [], "aa_unrechecked": [], "detection": {}}
+    report = {"trials": trials, "aa_alerts": [], "aa_flagged": [], "aa_unrechecked": [], "detection": {},
+              "aa_alert_cells": collections.Counter()}  # fmt: skip
     pairs = [(i, j) for i in range(len(runs)) for j in range(len(runs)) if i != j]
     covered = {name for r in rechecks or [] for name in r}
 
     def counted(result):
-        return [c for c in result.cells if not only_rechecked or c.name in covered]
+        return [
+            c
+            for c in result.cells
+            if (not only_rechecked or c.name in covered)
+            and (not patterns or any(fnmatch.fnmatchcase(c.name, p) for p in patterns))
+        ]
 
     def verdicts(result, factor):
         if rechecks is None:
@@ -99,7 +109,9 @@ def simulate(
         final = verdicts(result, 1.0)
         report["aa_flagged"].append(sum(c.verdict in FLAGGED for c in cells))
         report["aa_unrechecked"].append(sum(c.verdict in FLAGGED and c.name not in covered for c in cells))
-        report["aa_alerts"].append(sum(final[c.name] == Verdict.REGRESSED for c in cells))
+        alarms = [c.name for c in cells if final[c.name] == Verdict.REGRESSED]
+        report["aa_alerts"].append(len(alarms))
+        report["aa_alert_cells"].update(alarms)
     for slowdown in slowdowns:
         detected, total, per_cell = 0, 0, {}
         for t in range(trials):
@@ -123,6 +135,12 @@ def simulate(
     return report
 
 
+def _configs_differ(configs) -> bool:
+    if not isinstance(configs, dict) or not configs.get("base") or not configs.get("head"):
+        return False  # older reports do not say
+    return configs["base"].get("config") != configs["head"].get("config")
+
+
 def _recheck_cells(path: str) -> dict:
     """The cells of an A/A recheck report that kept their per-round samples."""
     import json
@@ -136,6 +154,13 @@ def _recheck_cells(path: str) -> dict:
     if data.get("base_commit") != data.get("head_commit"):
         raise ValueError(f"{path}: base and head differ: an A/A recheck (the same commit on both sides) is needed")
     cells = {k: v for k, v in data["cells"].items() if isinstance(v, dict) and v.get("base_rounds")}
+    # Both sides must have run the same config (reports name them since `recheck` reuses the
+    # runs' autotune choices); a cell whose sides chose differently measured two kernels.
+    mixed = sorted(k for k, v in cells.items() if _configs_differ(v.get("configs")))
+    if mixed:
+        print(f"gemmwatch simulate: {path}: {len(mixed)} cell(s) ran different configs on the two sides, "
+              f"not used: {', '.join(mixed)}", file=sys.stderr)  # fmt: skip
+        cells = {k: v for k, v in cells.items() if k not in mixed}
     if not cells:
         raise ValueError(f"{path}: no cell with per-round samples (base_rounds/head_rounds)")
     return cells
@@ -176,12 +201,14 @@ def main(args) -> int:
         return 2
     report = simulate(
         runs, trials=args.trials, slowdowns=args.slowdown, settings=settings, seed=args.seed, noise=noise,
-        rechecks=rechecks, only_rechecked=args.only_rechecked,
+        rechecks=rechecks, only_rechecked=args.only_rechecked, patterns=args.cells,
     )  # fmt: skip
     alerts = report["aa_alerts"]
     stage = f", after rechecking the flagged cells ({len(rechecks)} A/A recheck report(s))" if rechecks else ""
     if args.only_rechecked:
         stage += f", counting only the {len({n for r in rechecks for n in r})} cells they cover"
+    if args.cells:
+        stage += f", cells matching {' '.join(args.cells)}"
     uncovered = (
         f"; flagged cells no report covers, per run: {np.mean(report['aa_unrechecked']):.1f}" if rechecks else ""
     )
@@ -190,12 +217,15 @@ def main(args) -> int:
         f"({100 * sum(alerts) / len(alerts):.1f} per 100 runs; runs with any alarm: {sum(a > 0 for a in alerts)}; "
         f"cells flagged by the comparison per run: {np.mean(report['aa_flagged']):.1f}{uncovered})"
     )
+    if report["aa_alert_cells"]:
+        worst = report["aa_alert_cells"].most_common(10)
+        print("A/A false alarms by cell: " + ", ".join(f"{name} ({n})" for name, n in worst))
     for slowdown, d in report["detection"].items():
         rates = d["per_cell_rate"]
         least = ", ".join(f"{k} ({rates[k]:.0%})" for k in d["worst"][:5])
         print(
             f"injected +{slowdown:.0%}: detected in {d['rate']:.1%} of cell-trials; "
-            f"{d['cells_always_detected']}/{d['cells']} cells detected in every trial; "
-            f"least detected: {least}"
+            f"{d['cells_always_detected']}/{d['cells']} cells detected in every trial, "
+            f"{sum(r >= 0.95 for r in rates.values())} in >= 95%; least detected: {least}"
         )
     return 0

@@ -105,3 +105,34 @@ def test_each_tree_uses_its_own_tuned_library(repo, tmp_path):
     assert (theirs.autotune.last().method, str(theirs.autotune.last().config)) == ("tuned", str(chosen))
     kernels.matmul(a, b)  # this tree has no library for the interpreter
     assert kernels.autotune.last().method != "tuned"
+
+
+def test_an_a_a_recheck_runs_the_config_the_run_stored_on_both_sides(repo, tmp_path, monkeypatch):
+    # A cell without a tuned entry: each side takes its run's stored autotune choice (one file per
+    # kernel source) instead of choosing again; two fresh autotunes could pick different configs.
+    import kernels
+    from benchmarks.cells import Prepared
+    from benchmarks.matrix import parse_cell
+    from ci.run import autotune_cache_path, ensure_worktree
+    from kernels import autotune
+    from targets import candidate_configs, detect
+
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    work = tmp_path / "w"
+    tree = ensure_worktree(repo, sha, work / "worktrees")
+    cache = autotune_cache_path(work, detect().name, tree)
+    cache.parent.mkdir(parents=True)
+    _suite, cell = parse_cell("fp16 64x64x64")
+    Prepared(cell, "cpu").triton(kernels)  # this process's choice, for the problem's key
+    key = autotune.last().key
+    stored = candidate_configs(detect(), key.dtype, key.M, key.N, key.K)[1]  # not what a fresh choice takes
+    assert str(stored) != str(autotune.last().config)
+    monkeypatch.setenv(autotune.ENV_CACHE_FILE, str(cache))
+    autotune._store(autotune.Selection(key, detect().name, stored, "timed"))
+    monkeypatch.delenv(autotune.ENV_CACHE_FILE)
+    out = tmp_path / "recheck.json"
+    proc = gemmwatch(repo, "recheck", "--base", sha, "--head", sha, "--rounds", "3", "--work-dir", str(work),
+                     "--output", str(out), "--cells", "fp16 64x64x64")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    configs = json.loads(out.read_text())["cells"]["Matmul fp16 64x64x64"]["configs"]
+    assert configs == {side: {"config": str(stored), "method": "stored"} for side in ("base", "head")}

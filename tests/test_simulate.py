@@ -125,3 +125,35 @@ def test_a_partial_recheck_is_said_and_can_be_counted_alone(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--only-rechecked"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
     assert proc.returncode == 2 and "--only-rechecked needs --recheck" in proc.stderr
+
+
+def test_false_alarms_are_named_by_cell_and_patterns_narrow_the_count(tmp_path):
+    rng = np.random.default_rng(5)
+    cell = "fp16 4096x4096x4096"
+    runs = [_run(tmp_path / "r0.json", rng), _run(tmp_path / "r1.json", rng, shift={cell: 1.03})]
+    alarms, _, out = simulate(*runs)
+    assert alarms >= 10 and f"A/A false alarms by cell: Matmul {cell} ({alarms})" in out
+    alarms, detected, out = simulate(*runs, "--cells", "* bf16 *")  # the shifted cell is fp16
+    assert alarms == 0 and "cells matching * bf16 *" in out and detected[5] == 100.0
+    assert "3/3 cells detected in every trial" in out
+
+
+def test_a_recheck_cell_whose_sides_ran_different_configs_is_not_used(tmp_path):
+    import json
+
+    rng = np.random.default_rng(6)
+    cell = "fp16 4096x4096x4096"
+    runs = [_run(tmp_path / "r0.json", rng), _run(tmp_path / "r1.json", rng, shift={cell: 1.03})]
+    names = [f"Matmul {d} {s}" for s in SHAPES for d in ("fp16", "bf16")]
+    report = _recheck_report(tmp_path / "recheck.json", rng, names)
+    data = json.loads(report.read_text())
+    data["cells"][f"Matmul {cell}"]["configs"] = {"base": {"config": "BM64-BN64-BK32-w4-s3-g8"},
+                                                  "head": {"config": "BM128-BN64-BK32-w4-s3-g8"}}  # fmt: skip
+    report.write_text(json.dumps(data))
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--recheck", str(report),
+                           "--trials", "20"], cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert f"1 cell(s) ran different configs on the two sides, not used: Matmul {cell}" in proc.stderr
+    # That cell's flags now stay unrechecked: the comparison's false alarms remain, and are counted as such.
+    assert int(re.search(r"A/A: (\d+) false alarms", proc.stdout).group(1)) >= 10
+    assert "flagged cells no report covers, per run: 0.0" not in proc.stdout

@@ -166,3 +166,23 @@ def test_a_compile_pass_result_becomes_the_cells_tune_seconds(device, monkeypatc
 
     monkeypatch.setattr(benchmarks.measure, "Prepared", Broken)
     assert first_call(cell, device) == "RuntimeError: no kernel", "an error is returned, not raised"
+
+
+@pytest.mark.gpu
+def test_an_injected_slowdown_is_what_its_calibration_says():
+    # The spin kernel costs a fixed gap besides its cycles: a long call gets about the fraction
+    # asked for; a call of a few microseconds gets more, and the returned figure says how much.
+    import torch
+
+    from benchmarks.measure import slowed
+
+    for cycles, asked in ((1_000_000, 0.03), (10_000, 0.03)):
+        fn = functools.partial(torch.cuda._sleep, cycles)
+        slow, expected = slowed(fn, asked)
+        timing = measure(fn, slow, rounds=10, warmup=1)
+        measured = timing.median(1) / timing.median(0) - 1
+        assert measured == pytest.approx(expected, abs=0.01), (cycles, measured, expected)
+        if cycles == 1_000_000:
+            assert expected == pytest.approx(asked, abs=0.005)
+        else:
+            assert expected >= asked
