@@ -26,6 +26,21 @@ ENV_PROGRESS = "GEMMWATCH_PROGRESS_FILE"
 # side of that cell about FRACTION slower on the GPU, by a calibrated spin kernel
 # (torch.cuda._sleep) after each call, inside the timed graph.
 ENV_INJECT = "GEMMWATCH_INJECT_SLOWDOWN"
+ENV_NATIVE_KERNELS = "GEMMWATCH_NATIVE_KERNELS"
+
+
+def launched_kernels(fn) -> list[str]:
+    """Names of the GPU kernels one call of `fn` launches, in order (torch's profiler)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()  # library handles and workspaces exist before the profiled call
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return [e.name for e in sorted(events, key=lambda e: e.time_range.start)]
 
 
 def injected_slowdowns() -> dict[str, float]:
@@ -155,6 +170,9 @@ class CellResult:
     # timing rounds: a noisy cell can be matched to the clock state it was measured in.
     state_before: dict | None = None
     state_after: dict | None = None
+    # The GPU kernels one native call launched (GEMMWATCH_NATIVE_KERNELS=1, diagnostic runs): a
+    # native time that moves between processes can be matched to a different library choice.
+    native_kernels: list[str] | None = None
 
     @property
     def failed(self) -> bool:
@@ -247,6 +265,8 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
         result.state_before = device_state() or None
         timing = measure(*sides, rounds=rounds, cooldown=cooldown())
         result.state_after = device_state() or None
+        if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
+            result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

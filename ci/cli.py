@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     noise.add_argument("--target", type=float, default=0.005, help="CV goal as a fraction (default 0.005)")
     noise.add_argument("--clocks", action="store_true",
                        help="for the cells above the goal, the SM clock/power/throttle state around their rounds "
-                            "in each run (from the context `gemmwatch run` writes beside the results)")  # fmt: skip
+                            "in each run, and whether the runs launched the same Triton config and native kernels "
+                            "(from the context `gemmwatch run` writes beside the results)")  # fmt: skip
     noise.set_defaults(func=_lazy("ci.noise"))
 
     tab = sub.add_parser(

@@ -73,28 +73,60 @@ def main(args) -> int:
     )
     if args.clocks and over:
         print(clock_report(runs, over))
+        print(choice_report(runs, over))
     return 0
 
 
-def clock_states(result: ResultFile) -> dict[str, dict]:
-    """{cell: {"before": state, "after": state}} from the context `gemmwatch run` wrote beside a result file.
+def context_cells(result: ResultFile) -> dict[str, dict]:
+    """{cell: entry} from the context `gemmwatch run` wrote beside a result file.
 
     The context lives in <results>/../context/<machine>/<commit8>-<stamp>/<Suite>.json; the newest
-    stamp of the file's commit is used. Cells measured without NVML (or before per-cell states were
-    recorded) are absent.
+    stamp of the file's commit is used (none: {}).
     """
     import json
 
     path = result.path
     context_root = path.parent.parent.parent / "context" / path.parent.name
     runs = sorted(context_root.glob(f"{result.commit[:8]}-*")) if context_root.is_dir() else []
-    states: dict[str, dict] = {}
+    cells: dict[str, dict] = {}
     for suite_file in sorted(runs[-1].glob("*.json")) if runs else []:
-        cells = json.loads(suite_file.read_text()).get("cells", {})
-        for cell, entry in cells.items():
-            if entry.get("state_before") or entry.get("state_after"):
-                states[cell] = {"before": entry.get("state_before") or {}, "after": entry.get("state_after") or {}}
-    return states
+        cells.update(json.loads(suite_file.read_text()).get("cells", {}))
+    return cells
+
+
+def clock_states(result: ResultFile) -> dict[str, dict]:
+    """{cell: {"before": state, "after": state}}; cells measured without NVML (or before per-cell
+    states were recorded) are absent."""
+    return {
+        cell: {"before": entry.get("state_before") or {}, "after": entry.get("state_after") or {}}
+        for cell, entry in context_cells(result).items()
+        if entry.get("state_before") or entry.get("state_after")
+    }
+
+
+def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
+    """For the noisy cells: whether each run launched the same Triton config and the same native
+    kernels (GEMMWATCH_NATIVE_KERNELS=1 runs record those); a choice that differs explains the noise."""
+    per_run = [context_cells(run) for run in runs]
+    lines, same_native, recorded = [], 0, 0
+    for cell in cells:
+        entries = [ctx.get(cell, {}) for ctx in per_run]
+        configs = [e.get("config") for e in entries]
+        if all(configs) and len(set(configs)) > 1:
+            lines.append(f"  {cell:<40} Triton config differs: " + " | ".join(configs))
+        kernels = [tuple(e["native_kernels"]) for e in entries if e.get("native_kernels") is not None]
+        if len(kernels) == len(entries):
+            recorded += 1
+            if len(set(kernels)) > 1:
+                lines.append(f"  {cell:<40} native kernels differ: " + " | ".join(", ".join(k) for k in kernels))
+            else:
+                same_native += 1
+    head = ["", "Kernel choices of each noisy cell across the runs:"]
+    tail = [
+        f"  native kernels recorded in every run for {recorded} of {len(cells)} noisy cells"
+        + (f"; the same in all runs for {same_native}" if recorded else " (GEMMWATCH_NATIVE_KERNELS=1 records them)")
+    ]
+    return "\n".join(head + (lines or ["  the same Triton config in every run where recorded"]) + tail)
 
 
 def clock_report(runs: list[ResultFile], cells: list[str]) -> str:

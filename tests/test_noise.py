@@ -11,7 +11,7 @@ from asv_fixtures import write_results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None):
+def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None):
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
@@ -25,6 +25,8 @@ def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None):
         cell_states = {"fp16 16x4096x4096": {
             "state_before": {"sm_clock_mhz": before}, "state_after": {"sm_clock_mhz": after, "power_w": power,
                                                                       "throttle_names": throttle}}}  # fmt: skip
+        if choice is not None:  # (Triton config, native kernels)
+            cell_states["fp16 16x4096x4096"].update(config=choice[0], native_kernels=choice[1])
         (context / "Matmul.json").write_text(json.dumps({"suite": "Matmul", "cells": cell_states}))
     return result
 
@@ -58,3 +60,29 @@ def test_noise_needs_two_files(tmp_path):
     a = _run(tmp_path, "a", "cccccccc33", 0.95, 1.00)
     proc = noise(a)
     assert proc.returncode == 2 and "at least two result files" in proc.stderr
+
+
+def test_a_noisy_cell_whose_runs_chose_different_kernels_is_told(tmp_path):
+    clocks = (1980, 1980, 400.0, [])
+    a = _run(
+        tmp_path, "a", "dddddddd44", 0.95, 1.00, clocks, ("BM16-BN64-BK64-w4-s4-g8", ["gemv2T_kernel", "splitKreduce"])
+    )
+    b = _run(tmp_path, "b", "dddddddd44", 0.95, 1.04, clocks, ("BM16-BN64-BK64-w4-s4-g8", ["gemvx_kernel"]))
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0, proc.stderr
+    assert "native kernels differ: gemv2T_kernel, splitKreduce | gemvx_kernel" in proc.stdout
+    assert "Triton config differs" not in proc.stdout
+    assert "native kernels recorded in every run for 1 of 1 noisy cells; the same in all runs for 0" in proc.stdout
+    c = _run(
+        tmp_path, "c", "dddddddd44", 0.95, 1.04, clocks, ("BM16-BN128-BK64-w4-s4-g8", ["gemv2T_kernel", "splitKreduce"])
+    )
+    proc = noise(a, c, "--clocks")
+    assert "Triton config differs: BM16-BN64-BK64-w4-s4-g8 | BM16-BN128-BK64-w4-s4-g8" in proc.stdout
+    assert "the same in all runs for 1" in proc.stdout
+    # Runs that did not record native kernels say how to get them.
+    proc = noise(
+        _run(tmp_path, "e", "eeeeeeee55", 0.95, 1.0, clocks),
+        _run(tmp_path, "f", "eeeeeeee55", 0.95, 1.04, clocks),
+        "--clocks",
+    )
+    assert "native kernels recorded in every run for 0 of 1 noisy cells (GEMMWATCH_NATIVE_KERNELS=1" in proc.stdout

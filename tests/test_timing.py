@@ -186,3 +186,13 @@ def test_an_injected_slowdown_is_what_its_calibration_says():
             assert expected == pytest.approx(asked, abs=0.005)
         else:
             assert expected >= asked
+
+
+@pytest.mark.gpu
+def test_the_native_kernels_of_a_cell_are_recorded_on_request(monkeypatch):
+    cell = Cell("fp16", 16, 4096, 4096)
+    assert measure_cell(cell, rounds=3, device="cuda", spec=detect()).native_kernels is None
+    monkeypatch.setenv("GEMMWATCH_NATIVE_KERNELS", "1")
+    result = measure_cell(cell, rounds=3, device="cuda", spec=detect())
+    assert not result.failed and result.native_kernels, result
+    assert all(isinstance(name, str) and name for name in result.native_kernels)
