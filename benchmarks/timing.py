@@ -25,7 +25,10 @@ of the same code differed by 2-8% in some cells on the H200, always in favour of
 the side timed second.
 
 A cooldown (`cooldown` > 0) idles the GPU after each round for that multiple of
-the round's own duration, for kernels of at least COOLDOWN_MIN_CALL_SECONDS: long
+the round's own duration (each round then opens with an untimed replay, so that
+no timed side pays for the idle: in A/A rechecks on the H200 the side timed first
+after it was 2.5-4% slower, whichever it was), for kernels of at least
+COOLDOWN_MIN_CALL_SECONDS: long
 compute-bound kernels (fp8 at M = 4096) draw the H200 into its power cap, its
 clock falling from 1980 to 1545 MHz within a cell, and with the idle time their
 rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp8
@@ -178,6 +181,10 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
         # equally often, so what a position brings (the clock's ramp after a cooldown, the
         # work just before) is spread over the sides instead of always landing on one.
         order = round_order(r, len(graphs))
+        if cooldown:
+            # After the idle, the first replay of a round ran ~3% slow on the H200 (the clock's ramp,
+            # the GPU waiting for the replay's submission): an untimed replay takes that instead.
+            graphs[order[0]].replay()
         for i in order:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()
