@@ -181,7 +181,8 @@ def test_an_injected_slowdown_is_what_its_calibration_says():
         slow, expected = slowed(fn, asked)
         timing = measure(fn, slow, rounds=10, warmup=1)
         measured = timing.median(1) / timing.median(0) - 1
-        assert measured == pytest.approx(expected, abs=0.01), (cycles, measured, expected)
+        # (on the H200: 3.0% asked of a 0.5 ms call; 14.4% calibrated and 15.6% measured for a 5 us one)
+        assert measured == pytest.approx(expected, rel=0.2, abs=0.005), (cycles, measured, expected)
         if cycles == 1_000_000:
             assert expected == pytest.approx(asked, abs=0.005)
         else:
