@@ -150,8 +150,6 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
     per_call_estimate = _per_call_seconds([side[0] for side in sides])
     inner = copies * math.ceil(_choose_inner(per_call_estimate) / copies)
-    if max(per_call_estimate) < COOLDOWN_MIN_CALL_SECONDS:
-        cooldown = 0.0
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -174,6 +172,8 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     for g in graphs:  # the first replay uploads the graph
         g.replay()
     torch.cuda.synchronize()
+    if cooldown and _kernel_seconds(graphs, inner, flush_buffer is not None) < COOLDOWN_MIN_CALL_SECONDS:
+        cooldown = 0.0
 
     events: list[list[tuple]] = [[] for _ in graphs]
     for r in range(rounds):
@@ -218,6 +218,27 @@ def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int
         raise ValueError(f"rotating_copies: sizes must be positive, got {footprint_bytes}, {l2_bytes}")
     copies = max(2, math.ceil(2 * l2_bytes / footprint_bytes) + 1)
     return copies if copies <= limit else 0
+
+
+def _kernel_seconds(graphs, inner: int, with_flush: bool) -> float:
+    """The longest side's GPU time per call, from one timed replay of each graph (the flushes'
+    graph, last when `with_flush`, subtracted). This decides the cooldown: a first estimate from
+    eager calls carries host launch overhead, and on the H200 it put 21 of 181 short cells into
+    the cooldown in one run and not in another (one 8 us cell's ratio moved 5% with it)."""
+    import torch
+
+    seconds = []
+    for g in graphs:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        g.replay()
+        end.record()
+        end.synchronize()
+        seconds.append(start.elapsed_time(end) / 1e3 / inner)
+    if with_flush:
+        flush = seconds.pop()
+        seconds = [s - flush for s in seconds]
+    return max(seconds)
 
 
 def _per_call_seconds(fns) -> list[float]:
