@@ -147,9 +147,6 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
             flush_buffer.zero_()
 
     torch.cuda.synchronize()
-    # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
-    per_call_estimate = _per_call_seconds([side[0] for side in sides])
-    inner = copies * math.ceil(_choose_inner(per_call_estimate) / copies)
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -160,6 +157,11 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
         for side in sides:
             for fn in side:
                 fn()
+        per_call = _per_call_seconds([side[0] for side in sides], stream)
+        # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
+        inner = copies * math.ceil(_choose_inner(per_call) / copies)
+        if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
+            cooldown = 0.0
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g, stream=stream):
@@ -172,8 +174,6 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
     for g in graphs:  # the first replay uploads the graph
         g.replay()
     torch.cuda.synchronize()
-    if cooldown and _kernel_seconds(graphs, inner, flush_buffer is not None) < COOLDOWN_MIN_CALL_SECONDS:
-        cooldown = 0.0
 
     events: list[list[tuple]] = [[] for _ in graphs]
     for r in range(rounds):
@@ -220,40 +220,31 @@ def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int
     return copies if copies <= limit else 0
 
 
-def _kernel_seconds(graphs, inner: int, with_flush: bool) -> float:
-    """The longest side's GPU time per call, from one timed replay of each graph (the flushes'
-    graph, last when `with_flush`, subtracted). This decides the cooldown: a first estimate from
-    eager calls carries host launch overhead, and on the H200 it put 21 of 181 short cells into
-    the cooldown in one run and not in another (one 8 us cell's ratio moved 5% with it)."""
-    import torch
+def _per_call_seconds(fns, stream, calls: int = 3) -> list[float]:
+    """Each callable's GPU time per call: a CUDA graph of `calls` calls, replayed and timed.
 
-    seconds = []
-    for g in graphs:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        g.replay()
-        end.record()
-        end.synchronize()
-        seconds.append(start.elapsed_time(end) / 1e3 / inner)
-    if with_flush:
-        flush = seconds.pop()
-        seconds = [s - flush for s in seconds]
-    return max(seconds)
-
-
-def _per_call_seconds(fns) -> list[float]:
-    """A first estimate of each callable's GPU time per call (five calls, events around them)."""
+    Host launch overhead stays out, so the figure (which sets the calls per replay and
+    whether a cooldown applies) is the same from run to run: estimated from eager calls,
+    it was the host's launch rate for short kernels and jumped with any host hiccup (on
+    the H200, 21 of 181 short cells timed with a cooldown in one run and not in another;
+    one 8 us cell's ratio moved 5% with it). Captured on `stream`, after a call of each.
+    """
     import torch
 
     per_call = []
     for fn in fns:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, stream=stream):
+            for _ in range(calls):
+                fn()
+        g.replay()  # uploads the graph
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(5):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        per_call.append(start.elapsed_time(end) / 1e3 / 5)
+        start.record(stream)
+        g.replay()
+        end.record(stream)
+        end.synchronize()
+        per_call.append(start.elapsed_time(end) / 1e3 / calls)
+        del g
     return per_call
 
 
