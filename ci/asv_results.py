@@ -69,6 +69,15 @@ class ResultFile:
         """{cell: entry} for one track_ benchmark (by its method name, e.g. 'track_ratio')."""
         return {e.cell: e for e in self.entries if e.benchmark.rsplit(".", 1)[-1] == name}
 
+    def measured_cells(self) -> list[str]:
+        """The cells with a Triton time: not those the run skipped (asv records them as NaN) or
+        that failed (None)."""
+        return sorted(
+            cell
+            for cell, e in self.metric("track_triton_time").items()
+            if isinstance(e.value, (int, float)) and e.value == e.value
+        )
+
 
 def _unquote(value: str) -> str:
     return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value

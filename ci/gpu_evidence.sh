@@ -72,9 +72,8 @@ fi
 # per 100 PR runs with the recheck applied.
 if [ "${RECHECK:-0}" = 1 ] && [ -n "$files" ]; then
   # The cells the runs measured (RUN_ARGS may narrow the matrix; skipped cells have no value).
-  python3 -c 'import math, sys; from ci.asv_results import load
-m = load(sys.argv[1]).metric("track_triton_time")
-print("\n".join(sorted(c for c, e in m.items() if not math.isnan(e.value))))' "${files%%$'\n'*}" >"$out/recheck-cells.txt"
+  python3 -c 'import sys; from ci.asv_results import load; print("\n".join(load(sys.argv[1]).measured_cells()))' \
+    "${files%%$'\n'*}" >"$out/recheck-cells.txt"
   split -n "l/${RECHECK_PARTS:-4}" -d "$out/recheck-cells.txt" "$out/recheck-cells-part"
   for part in "$out"/recheck-cells-part*; do
     name=recheck-aa-${part##*-part}

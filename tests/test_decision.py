@@ -198,3 +198,14 @@ def test_history_noise_turns_a_cross_run_shift_into_noisy(tmp_path):
     # a change far beyond the cell's noise is still a regression
     big = compare(*_pair(tmp_path / "big", _matrix(rng), _matrix(rng, shift={cell: 1.25})), noise=noise)
     assert next(c for c in big.cells if c.cell == cell).verdict == Verdict.REGRESSED
+
+
+def test_measured_cells_leave_out_skipped_and_failed_ones(tmp_path):
+    rng = np.random.default_rng(0)
+    path = write_results(tmp_path / "r.json", "a" * 40, {
+        ("Matmul", "16x4096x4096", "fp16"): {"ratio": cell_samples(rng, 1.0), "triton": cell_samples(rng, 1e-5)},
+        ("Matmul", "4096x4096x4096", "fp16"): {"ratio": "failed", "triton": "failed"},
+        ("Matmul", "16x4096x4096", "bf16"): {"ratio": cell_samples(rng, 1.0), "triton": cell_samples(rng, 1e-5)},
+    })  # fmt: skip
+    # (4096^3 bf16 is absent: asv stores NaN for the parameter combination, as for a skipped cell)
+    assert load(path).measured_cells() == ["bf16 16x4096x4096", "fp16 16x4096x4096"]
