@@ -229,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--finalists", type=int, default=2,
                      help="candidates per kernel variant timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
+    tun.add_argument("--refine", type=int, default=2, metavar="N",
+                     help="after the coarse pass, also time the other K steps, stage counts and splits of the N "
+                          "fastest output tiles (default 2; 0: none)")  # fmt: skip
     tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip

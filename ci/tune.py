@@ -34,12 +34,16 @@ def coarse_ms(fn) -> float:
     return measure(fn, rounds=COARSE_ROUNDS, warmup=1).median(0) * 1e3
 
 
-def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None) -> dict:
+def tune_bucket(
+    cells, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None, refine: int = 0
+) -> dict:
     """Rank the candidates on a bucket's first cell, time the best of each variant on all of
     the bucket's cells; returns the bucket's library entry.
 
     Coarse pass (GPU): the launcher's own search on the first cell — candidates
-    compiled in parallel, each timed with a few graph replays (`coarse_ms`).
+    compiled in parallel, each timed with a few graph replays (`coarse_ms`); then,
+    with `refine` N, the other K steps, stage counts and splits of the N fastest
+    output tiles (`targets.configs.siblings`), timed the same way.
     Fine pass: the `finalists` fastest of each kernel variant (and promotion), checked against
     the float64 reference and timed with the suites' protocol, interleaved with
     each other and the native library, on every cell of the matrix in the
@@ -57,10 +61,12 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
     from targets import candidate_configs
+    from targets.configs import MAX_CONFIGS, siblings
 
     first = cells[0]
     prep = Prepared(first, device)
-    candidates = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)[:top_k]
+    space = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K, limit=None)
+    candidates = space[: min(top_k or MAX_CONFIGS, MAX_CONFIGS)]
     coarse, failed = {}, {}
     if spec.is_interpreter:
         chosen = list(candidates)
@@ -69,6 +75,15 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
             prep.triton()
         search = autotune.last()
         coarse, failed = dict(search.timings_ms), dict(search.failed)
+        if refine:
+            fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
+            for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
+                try:
+                    coarse[str(cfg)] = coarse_ms(functools.partial(prep.triton, config=cfg))
+                except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
+                    failed[str(cfg)] = autotune.failure_reason(exc)
+                else:
+                    candidates.append(cfg)
         by_variant: dict[tuple, list] = {}  # (variant, late promotion): each its own code path
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
             by_variant.setdefault((cfg.variant, cfg.late_promotion), []).append(cfg)
@@ -82,8 +97,7 @@ def tune_bucket(cells, *, rounds: int, top_k: int | None, finalists: int, spec, 
         try:
             out = prep.triton(config=cfg)
         except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
-            text = str(exc).strip()
-            failed[str(cfg)] = f"{cell.name}: {type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+            failed[str(cfg)] = f"{cell.name}: {autotune.failure_reason(exc)}"
             return False
         key = key or autotune.last().key.library_key()
         err = relative_error(out, ref)
@@ -148,6 +162,9 @@ def main(args) -> int:
     from benchmarks import matrix
     from ci.cli import use_interpreter_without_gpu
 
+    if args.refine < 0:
+        print(f"gemmwatch tune: --refine must be a non-negative integer, got {args.refine}", file=sys.stderr)
+        return 2
     for name in ("top_k", "finalists", "rounds"):
         value = getattr(args, name)
         if value is not None and value < 1:
@@ -210,6 +227,7 @@ def main(args) -> int:
             spec=spec,
             device=device,
             library=lib,
+            refine=args.refine,
         )
         if "error" in entry or entry["key"] is None:
             failures += 1

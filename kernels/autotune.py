@@ -306,9 +306,10 @@ def _do_bench_ms(fn: Callable[[], object]) -> float:
     return do_bench(fn, warmup=5, rep=20, return_mode="median")
 
 
-def _reason(err: Exception) -> str:
+def failure_reason(err: Exception) -> str:
     """A failed candidate's record: the error's type and the first line of its message."""
-    return f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    text = str(err).strip()
+    return f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _time_candidates(key, target, candidates, launch, precompile, timer=None) -> Selection:
@@ -323,16 +324,16 @@ def _time_candidates(key, target, candidates, launch, precompile, timer=None) ->
         try:
             launch(cfg)  # compile
         except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError) as err:
-            failed[str(cfg)] = _reason(err)
+            failed[str(cfg)] = failure_reason(err)
             continue
         try:
             timings[cfg] = (timer or _do_bench_ms)(lambda cfg=cfg: launch(cfg))
         except (triton.runtime.errors.OutOfResources, triton.compiler.errors.CompilationError) as err:
-            failed[str(cfg)] = _reason(err)
+            failed[str(cfg)] = failure_reason(err)
         except RuntimeError as err:  # a caller's timer (CUDA-graph capture) that this config defeats
             if timer is None:
                 raise
-            failed[str(cfg)] = f"timing: {_reason(err)}"
+            failed[str(cfg)] = f"timing: {failure_reason(err)}"
     if not timings:
         raise RuntimeError(
             f"no candidate config compiled for {key}: " + "; ".join(f"{c}: {e}" for c, e in failed.items())

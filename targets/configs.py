@@ -152,12 +152,15 @@ def _block_choices(extent: int, options: tuple[int, ...], unit: int) -> list[int
     return chosen or [max(unit, min(options))]
 
 
-def candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> list[GemmConfig]:
-    """The autotune space for one problem on one chip, best guess first."""
+def candidate_configs(
+    spec: TargetSpec, dtype: str, M: int, N: int, K: int, *, limit: int | None = MAX_CONFIGS
+) -> list[GemmConfig]:
+    """The autotune space for one problem on one chip, best guess first (the first `limit`;
+    None: all of it, for a search that refines around what it timed)."""
     for name, value in (("M", M), ("N", N), ("K", K)):
         if not isinstance(value, int) or value < 1:
             raise ValueError(f"candidate_configs: {name} must be an int >= 1, got {value!r}")
-    return list(_candidate_configs(spec, dtype, M, N, K))
+    return list(_candidate_configs(spec, dtype, M, N, K)[:limit])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -220,7 +223,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * cfg.num_warps * spec.warp_size
         ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
-    return tuple(_interleave_tiles(configs)[:MAX_CONFIGS])
+    return tuple(_interleave_tiles(configs))
 
 
 def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
@@ -258,6 +261,27 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
     return out
 
 
+def _tile_group(cfg: GemmConfig) -> tuple:
+    """What a config's code path and output tile are: its K step, stage count and split vary within."""
+    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.block_m, cfg.block_n, cfg.num_warps)
+
+
+def siblings(fastest: list[GemmConfig], pool: list[GemmConfig], groups: int) -> list[GemmConfig]:
+    """The configs of `pool` (a problem's whole space) that share a tile group with one of the
+    first `groups` distinct groups of `fastest` (timed, fastest first) and are not in it.
+
+    The round-robin ranking puts one config per group first, so a short timed search sees each
+    tile with one K step and stage count; this is the second look at the best tiles.
+    """
+    best: list[tuple] = []
+    for cfg in fastest:
+        if _tile_group(cfg) not in best:
+            best.append(_tile_group(cfg))
+    best = best[:groups]
+    timed = set(fastest)
+    return [cfg for cfg in pool if _tile_group(cfg) in best and cfg not in timed]
+
+
 def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
     """Round-robin over output tiles (BM, BN, warps) in rank order.
 
@@ -266,8 +290,7 @@ def _interleave_tiles(ranked: list[GemmConfig]) -> list[GemmConfig]:
     """
     groups: dict[tuple, list[GemmConfig]] = {}
     for cfg in ranked:
-        key = (cfg.variant, cfg.pad, cfg.late_promotion, cfg.block_m, cfg.block_n, cfg.num_warps)
-        groups.setdefault(key, []).append(cfg)
+        groups.setdefault(_tile_group(cfg), []).append(cfg)
     out: list[GemmConfig] = []
     queues = list(groups.values())
     depth = 0

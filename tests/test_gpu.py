@@ -161,6 +161,21 @@ def test_the_tunes_coarse_pass_times_every_variant_with_graph_replays():
     assert 0.006 < min(search.timings_ms.values()) < 0.05
 
 
+def test_the_tunes_refinement_times_the_fastest_tiles_other_k_steps_and_stages():
+    from benchmarks.cells import Cell
+    from ci.tune import tune_bucket
+    from targets import candidate_configs, detect
+
+    spec = detect()
+    entry = tune_bucket([Cell("fp16", 128, 4096, 4096)], rounds=3, top_k=16, finalists=1, spec=spec, device="cuda",
+                        refine=1)  # fmt: skip
+    assert "error" not in entry, entry
+    first16 = {str(c) for c in candidate_configs(spec, "fp16", 128, 4096, 4096)[:16]}
+    refined = set(entry["ranked_ms"]) - first16
+    assert refined, "the fastest tile's siblings were timed too"
+    assert all(v > 0 for v in entry["ranked_ms"].values())
+
+
 VARIANT_CELLS = [
     ("fp16", 4096, 4096, 4096),
     ("bf16", 16, 4096, 4096),

@@ -303,3 +303,20 @@ def test_unknown_gpu_gets_a_spec_from_its_properties_with_a_warning():
     assert spec.tma, "compute capability 9.0 and later have a TMA"
     assert spec.auto_warp_specialize, "Triton partitions warp-specialized loops from sm_100 on"
     assert candidate_configs(spec, "fp16", 4096, 4096, 4096), "an unknown chip still gets a config space"
+
+
+def test_siblings_are_the_other_k_steps_stages_and_splits_of_the_fastest_tiles():
+    from targets.configs import siblings
+
+    space = candidate_configs(get("h200"), "fp16", 128, 4096, 4096, limit=None)
+    assert len(space) > len(candidate_configs(get("h200"), "fp16", 128, 4096, 4096)) == 128
+    timed = space[:32]
+    # The short search sees one config per tile group: the other K steps and stages are not in it.
+    assert not any(c.block_k == 128 for c in timed)
+    fastest = [timed[5], timed[9], timed[0]]  # as a coarse pass might order them
+    more = siblings(fastest, space, groups=2)
+    assert more and not set(more) & set(fastest)
+    groups = {(c.variant, c.pad, c.late_promotion, c.block_m, c.block_n, c.num_warps) for c in more}
+    assert groups <= {(c.variant, c.pad, c.late_promotion, c.block_m, c.block_n, c.num_warps) for c in fastest[:2]}
+    assert any(c.block_k == 128 for c in more) and any(c.num_stages != fastest[0].num_stages for c in more)
+    assert siblings(fastest, space, groups=0) == []

@@ -91,6 +91,11 @@ def test_tune_rejects_non_positive_counts(option):
     assert proc.returncode == 2 and f"{option} must be a positive integer, got 0" in proc.stderr
 
 
+def test_tune_rejects_a_negative_refine():
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--refine", "-1")
+    assert proc.returncode == 2 and "--refine must be a non-negative integer, got -1" in proc.stderr
+
+
 def test_tune_refuses_the_interpreter_unless_asked():
     proc = cli("tune", "--shapes", "64x64x64")
     assert proc.returncode == 2 and "interpreter's are not performance" in proc.stderr
