@@ -280,10 +280,31 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     )
     if interpreter:
         print("NOTE: Triton interpreter run: a pipeline check, not performance.")
+    else:
+        untuned = untuned_cells(context_dir)
+        if untuned:
+            shown = ", ".join(untuned[:8]) + (f" and {len(untuned) - 8} more" if len(untuned) > 8 else "")
+            print(
+                f"gemmwatch run: {len(untuned)} cells ran without a tuned-library entry ({shown}): their configs "
+                "were autotuned and can change with any kernel change, so a comparison may show the choice "
+                "rather than the code; `gemmwatch tune` fills them",
+                flush=True,
+            )
     if counts["failed"] or proc.returncode:
         print(f"gemmwatch run: failed cells are recorded as failures; details in {log_path}", file=sys.stderr)
         return 1
     return 0
+
+
+def untuned_cells(context_dir: Path) -> list[str]:
+    """The cells of a run (its suites' context files) whose config did not come from the library."""
+    out = []
+    for path in sorted(context_dir.glob("*.json")) if context_dir.exists() else []:
+        if path.name == "run.json":
+            continue
+        cells = json.loads(path.read_text()).get("cells", {})
+        out += [name for name, cell in cells.items() if cell.get("selection") not in (None, "tuned")]
+    return sorted(out)
 
 
 def _context_of(python: str, repo: Path) -> dict[str, str]:

@@ -62,6 +62,20 @@ def test_run_records_its_context(first_run):
     assert matmul["cells"]["fp16 64x64x64"]["config"].startswith("BM")
 
 
+def test_cells_without_a_tuned_entry_are_named(first_run, tmp_path):
+    from ci.run import untuned_cells
+
+    _, proc = first_run
+    assert "without a tuned-library entry" not in proc.stdout  # the interpreter ranks, it never times
+    context = tmp_path / "context"
+    context.mkdir()
+    cells = {"fp16 4096x4096x4096": {"selection": "tuned"}, "fp32-ieee 1000x1000x1000": {"selection": "timed"},
+             "fp32-ieee 1x1001x4095": {"selection": "stored"}, "fp16 64x64x64": {"selection": None}}  # fmt: skip
+    (context / "Matmul.json").write_text(json.dumps({"suite": "Matmul", "cells": cells}))
+    (context / "run.json").write_text(json.dumps({"suites": {"Matmul": {"cells": cells}}}))
+    assert untuned_cells(context) == ["fp32-ieee 1000x1000x1000", "fp32-ieee 1x1001x4095"]
+
+
 def test_asv_publish_works_on_what_run_wrote(first_run, repo):
     out, _ = first_run
     conf = out / "w" / "asv.conf.json"
