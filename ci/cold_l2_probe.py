@@ -7,7 +7,10 @@ Evidence tool for the timing protocol, run on a GPU box:
         python3 -m ci.cold_l2_probe run --mode $mode --out OUT/$mode-$i.json; done; done
     python3 -m ci.cold_l2_probe report OUT/*.json
 
-(`--cooldown X` adds X times each round's duration of idle after it.) Each `run` is
+(`--cooldown X` adds X times each round's duration of idle after it; `--shift-mb N` holds N MiB of
+device memory first, so that the operands land on other physical memory: whether placement is
+what moves a cell between processes. The native kernels each process ran are recorded, and the
+report says where they differ.) Each `run` is
 a separate process that measures the probe cells with the suites' code
 (benchmarks.measure.measure_cells, GEMMWATCH_COLD_L2=MODE, GEMMWATCH_COOLDOWN=X)
 and writes the per-cell medians and the SM clock before and after each cell;
@@ -42,13 +45,22 @@ CELLS = (
 )
 
 
-def run(mode: str, out: str, rounds: int, cooldown: float = 0.0) -> int:
+def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int = 0) -> int:
     os.environ["GEMMWATCH_COLD_L2"] = mode
     os.environ["GEMMWATCH_COOLDOWN"] = str(cooldown)
+    os.environ["GEMMWATCH_NATIVE_KERNELS"] = "1"  # GPU only: which cuBLAS kernels each process ran
+    import torch
+
     from benchmarks.cells import Cell
     from benchmarks.measure import measure_cells
 
     label = f"{mode}+cooldown{cooldown:g}" if cooldown else mode
+    held = None
+    if shift_mb:
+        # Memory taken first, and held: the cells' operands land on other physical memory than in
+        # a run without it (a fresh process on an idle GPU otherwise gets the same placement).
+        label += f"+shift{shift_mb}MiB"
+        held = torch.empty(shift_mb << 20, dtype=torch.uint8, device="cuda" if torch.cuda.is_available() else "cpu")
     measured = measure_cells([Cell(d, m, n, k) for d, m, n, k in CELLS], rounds=rounds, label=f"probe-{label}")
     rows = {}
     for name, res in measured["cells"].items():
@@ -61,10 +73,12 @@ def run(mode: str, out: str, rounds: int, cooldown: float = 0.0) -> int:
             "native_s": res.median("native_s"),
             "method": res.method,
             "inner": res.inner,
+            "native_kernels": res.native_kernels,
             "sm_clock_mhz": [(state or {}).get("sm_clock_mhz") for state in (res.state_before, res.state_after)],
         }
     with open(out, "w") as f:
         json.dump({"mode": label, "rounds": rounds, "cells": rows, "context": measured["context"]}, f, default=str)
+    del held
     return 0
 
 
@@ -92,9 +106,15 @@ def report(files: list[str]) -> int:
 
             ratio = statistics.median(r["ratio"] for r in rows)
             clocks = " ".join("-".join(str(c) for c in r.get("sm_clock_mhz") or ()) for r in rows)
+            kernels = {tuple(r["native_kernels"]) for r in rows if r.get("native_kernels")}
             print(
                 f"{cell:<26} {mode:<16} {len(rows):>2} {cv('ratio'):>8.2f}% {cv('triton_s'):>8.2f}% "
                 f"{cv('native_s'):>8.2f}%  {ratio:.4f}        {clocks}"
+                + (
+                    f"  native kernels differ: {' | '.join(', '.join(k) for k in sorted(kernels))}"
+                    if len(kernels) > 1
+                    else ""
+                )
             )
     return 0
 
@@ -107,11 +127,13 @@ def main(argv=None) -> int:
     r.add_argument("--out", required=True)
     r.add_argument("--rounds", type=int, default=30)
     r.add_argument("--cooldown", type=float, default=0.0, help="idle after each round, x its duration")
+    r.add_argument("--shift-mb", type=int, default=0, metavar="MIB",
+                   help="hold this much device memory first, so the operands land elsewhere in memory")  # fmt: skip
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "run":
-        return run(args.mode, args.out, args.rounds, args.cooldown)
+        return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb)
     return report(args.files)
 
 

@@ -42,3 +42,25 @@ def test_runs_write_medians_and_the_report_compares_the_methods(tmp_path):
         ("bf16", "8x16x64", "flush", "2"), ("bf16", "8x16x64", "flush+cooldown1", "2"),
         ("bf16", "8x16x64", "rotate", "2"),
     ]  # fmt: skip
+
+
+def test_a_shifted_run_is_its_own_setting_and_differing_native_kernels_are_told(tmp_path):
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    for i in (1, 2):
+        out = tmp_path / f"shift-{i}.json"
+        proc = subprocess.run([sys.executable, "-c", RUN_SMALL, "run", "--mode", "flush", "--out", str(out),
+                               "--rounds", "2", "--shift-mb", "8"], cwd=ROOT, capture_output=True, text=True,
+                              env=env, timeout=300)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(out.read_text())
+        assert data["mode"] == "flush+shift8MiB"
+        assert all(row["native_kernels"] is None for row in data["cells"].values())  # recorded on a GPU only
+        # As a GPU run would record them: another cuBLAS kernel in the second process.
+        for row in data["cells"].values():
+            row["native_kernels"] = ["sm90_gemm_a"] if i == 1 else ["sm90_gemm_b", "splitKreduce"]
+        out.write_text(json.dumps(data))
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "report", *map(str, sorted(tmp_path.glob("*.json")))],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "flush+shift8MiB" in proc.stdout
+    assert "native kernels differ: sm90_gemm_a | sm90_gemm_b, splitKreduce" in proc.stdout
