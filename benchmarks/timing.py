@@ -157,7 +157,7 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
         for side in sides:
             for fn in side:
                 fn()
-        per_call = _per_call_seconds([side[0] for side in sides], stream)
+        per_call = _per_call_seconds([side[0] for side in sides], stream, flush if flush_buffer is not None else None)
         # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
         inner = copies * math.ceil(_choose_inner(per_call) / copies)
         if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
@@ -220,8 +220,9 @@ def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int
     return copies if copies <= limit else 0
 
 
-def _per_call_seconds(fns, stream, calls: int = 3) -> list[float]:
-    """Each callable's GPU time per call: a CUDA graph of `calls` calls, replayed and timed.
+def _per_call_seconds(fns, stream, flush=None, calls: int = 3) -> list[float]:
+    """Each callable's GPU time per call: a CUDA graph of `calls` calls (each after `flush`,
+    whose own graph's time is subtracted), replayed and timed.
 
     Host launch overhead stays out, so the figure (which sets the calls per replay and
     whether a cooldown applies) is the same from run to run: estimated from eager calls,
@@ -231,21 +232,24 @@ def _per_call_seconds(fns, stream, calls: int = 3) -> list[float]:
     """
     import torch
 
-    per_call = []
-    for fn in fns:
+    def graph_seconds(fn) -> float:
         g = torch.cuda.CUDAGraph()
         with torch.cuda.graph(g, stream=stream):
             for _ in range(calls):
-                fn()
+                if flush is not None:
+                    flush()
+                if fn is not None:
+                    fn()
         g.replay()  # uploads the graph
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record(stream)
         g.replay()
         end.record(stream)
         end.synchronize()
-        per_call.append(start.elapsed_time(end) / 1e3 / calls)
-        del g
-    return per_call
+        return start.elapsed_time(end) / 1e3 / calls
+
+    flush_seconds = graph_seconds(None) if flush is not None else 0.0
+    return [max(graph_seconds(fn) - flush_seconds, 1e-7) for fn in fns]
 
 
 def _choose_inner(per_call: list[float]) -> int:
