@@ -132,6 +132,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
+    if args.command == "run" and args.shift_mb < 0:
+        parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
     if args.command == "run":
         return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb)
     return report(args.files)

@@ -176,6 +176,12 @@ def main(args) -> int:
     except (ResultsError, ValueError) as err:
         print(f"gemmwatch simulate: {err}", file=sys.stderr)
         return 2
+    if args.cells:
+        names = {f"{suite} {cell}" for suite, cell in runs[0].metric_by_suite("track_triton_time")}
+        if not any(fnmatch.fnmatchcase(n, p) for n in names for p in args.cells):
+            print(f"gemmwatch simulate: --cells {' '.join(args.cells)}: no cell of {args.files[0]} matches "
+                  "(patterns match 'Suite cell' names, e.g. 'Matmul fp16 *' or '* fp8_e4m3 *')", file=sys.stderr)  # fmt: skip
+            return 2
     noise = None
     if args.history:
         from ci.compare import history_noise

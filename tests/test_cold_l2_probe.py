@@ -64,3 +64,9 @@ def test_a_shifted_run_is_its_own_setting_and_differing_native_kernels_are_told(
     assert proc.returncode == 0, proc.stderr
     assert "flush+shift8MiB" in proc.stdout
     assert "native kernels differ: sm90_gemm_a | sm90_gemm_b, splitKreduce" in proc.stdout
+
+
+def test_a_negative_shift_is_refused():
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
+                           "--shift-mb", "-1"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "--shift-mb must be >= 0" in proc.stderr

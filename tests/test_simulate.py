@@ -157,3 +157,11 @@ def test_a_recheck_cell_whose_sides_ran_different_configs_is_not_used(tmp_path):
     # That cell's flags now stay unrechecked: the comparison's false alarms remain, and are counted as such.
     assert int(re.search(r"A/A: (\d+) false alarms", proc.stdout).group(1)) >= 10
     assert "flagged cells no report covers, per run: 0.0" not in proc.stdout
+
+
+def test_patterns_that_match_no_cell_are_bad_input(tmp_path):
+    rng = np.random.default_rng(7)
+    runs = [_run(tmp_path / f"r{i}.json", rng) for i in range(2)]
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--cells", "fp16 *"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 2 and "--cells fp16 *: no cell of" in proc.stderr and "'Suite cell' names" in proc.stderr
