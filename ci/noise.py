@@ -83,15 +83,12 @@ def context_cells(result: ResultFile) -> dict[str, dict]:
     The context lives in <results>/../context/<machine>/<commit8>-<stamp>/<Suite>.json; the newest
     stamp of the file's commit is used (none: {}).
     """
-    import json
+    from ci.run import suite_context_cells
 
     path = result.path
     context_root = path.parent.parent.parent / "context" / path.parent.name
     runs = sorted(context_root.glob(f"{result.commit[:8]}-*")) if context_root.is_dir() else []
-    cells: dict[str, dict] = {}
-    for suite_file in sorted(runs[-1].glob("*.json")) if runs else []:
-        cells.update(json.loads(suite_file.read_text()).get("cells", {}))
-    return cells
+    return suite_context_cells(runs[-1]) if runs else {}
 
 
 def clock_states(result: ResultFile) -> dict[str, dict]:

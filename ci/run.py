@@ -296,15 +296,19 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     return 0
 
 
+def suite_context_cells(context_dir: Path) -> dict[str, dict]:
+    """{cell: entry} from the suites' context files of one run (`<Suite>.json`; run.json is their merge)."""
+    cells: dict[str, dict] = {}
+    for path in sorted(context_dir.glob("*.json")) if context_dir.is_dir() else []:
+        if path.name != "run.json":
+            cells.update(json.loads(path.read_text()).get("cells", {}))
+    return cells
+
+
 def untuned_cells(context_dir: Path) -> list[str]:
     """The cells of a run (its suites' context files) whose config did not come from the library."""
-    out = []
-    for path in sorted(context_dir.glob("*.json")) if context_dir.exists() else []:
-        if path.name == "run.json":
-            continue
-        cells = json.loads(path.read_text()).get("cells", {})
-        out += [name for name, cell in cells.items() if cell.get("selection") not in (None, "tuned")]
-    return sorted(out)
+    cells = suite_context_cells(context_dir)
+    return sorted(name for name, cell in cells.items() if cell.get("selection") not in (None, "tuned"))
 
 
 def _context_of(python: str, repo: Path) -> dict[str, str]:

@@ -61,12 +61,12 @@ def tune_bucket(
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
     from targets import candidate_configs
-    from targets.configs import MAX_CONFIGS, siblings
+    from targets.configs import siblings
 
     first = cells[0]
     prep = Prepared(first, device)
-    space = candidate_configs(spec, DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K, limit=None)
-    candidates = space[: min(top_k or MAX_CONFIGS, MAX_CONFIGS)]
+    shape = (DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)
+    candidates = candidate_configs(spec, *shape)[:top_k]
     coarse, failed = {}, {}
     if spec.is_interpreter:
         chosen = list(candidates)
@@ -77,6 +77,7 @@ def tune_bucket(
         coarse, failed = dict(search.timings_ms), dict(search.failed)
         if refine:
             fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
+            space = candidate_configs(spec, *shape, limit=None)  # beyond the MAX_CONFIGS first
             for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
                 try:
                     coarse[str(cfg)] = coarse_ms(functools.partial(prep.triton, config=cfg))
