@@ -94,28 +94,52 @@ def report(files: list[str]) -> int:
         f"{'cell':<26} {'method':<16} {'n':>2} {'ratio CV':>9} {'triton CV':>9} {'native CV':>9}  ratio median"
         "  SM MHz before-after (per run)"
     )
-    for cell in dict.fromkeys(c for rows in by_mode.values() for c in rows):
+    cells = list(dict.fromkeys(c for rows in by_mode.values() for c in rows))
+    for cell in cells:
         for mode in sorted(by_mode):
             rows = by_mode[mode].get(cell, [])
-            if len(rows) < 2:
+            if not rows:
                 continue
 
             def cv(key, rows=rows):
                 values = [r[key] for r in rows if r[key] is not None]
-                return 100 * statistics.stdev(values) / statistics.fmean(values) if len(values) > 1 else float("nan")
+                if len(values) < 2:
+                    return "  -"  # one process: no spread to tell
+                return f"{100 * statistics.stdev(values) / statistics.fmean(values):.2f}%"
 
             ratio = statistics.median(r["ratio"] for r in rows)
             clocks = " ".join("-".join(str(c) for c in r.get("sm_clock_mhz") or ()) for r in rows)
             kernels = {tuple(r["native_kernels"]) for r in rows if r.get("native_kernels")}
             print(
-                f"{cell:<26} {mode:<16} {len(rows):>2} {cv('ratio'):>8.2f}% {cv('triton_s'):>8.2f}% "
-                f"{cv('native_s'):>8.2f}%  {ratio:.4f}        {clocks}"
+                f"{cell:<26} {mode:<16} {len(rows):>2} {cv('ratio'):>9} {cv('triton_s'):>9} "
+                f"{cv('native_s'):>9}  {ratio:.4f}        {clocks}"
                 + (
                     f"  native kernels differ: {' | '.join(', '.join(k) for k in sorted(kernels))}"
                     if len(kernels) > 1
                     else ""
                 )
             )
+    modes = sorted(by_mode)
+    if len(modes) > 1:
+        # Between settings (e.g. with and without --shift-mb): each setting's median time against
+        # the first setting's, so that one process per setting already answers "did it move?".
+        first = modes[0]
+        print(f"\nchange of the median against {first!r} (Triton time / native time / ratio):")
+        for cell in cells:
+            base = by_mode[first].get(cell)
+            if not base:
+                continue
+            parts = []
+            for mode in modes[1:]:
+                rows = by_mode[mode].get(cell)
+                if rows:
+                    change = [
+                        100 * (statistics.median(r[k] for r in rows) / statistics.median(r[k] for r in base) - 1)
+                        for k in ("triton_s", "native_s", "ratio")
+                    ]
+                    parts.append(f"{mode}: {change[0]:+.2f}% / {change[1]:+.2f}% / {change[2]:+.2f}%")
+            if parts:
+                print(f"{cell:<26} " + "; ".join(parts))
     return 0
 
 

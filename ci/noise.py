@@ -111,6 +111,14 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
         configs = [e.get("config") for e in entries]
         if all(configs) and len(set(configs)) > 1:
             lines.append(f"  {cell:<40} Triton config differs: " + " | ".join(configs))
+        # The timing method and the calls per graph replay are decided per run from an estimate:
+        # a switch of method, or a replay of a very different length, is a change of protocol.
+        methods = [e.get("method") for e in entries]
+        inners = [e.get("inner") for e in entries]
+        if all(methods) and len(set(methods)) > 1:
+            lines.append(f"  {cell:<40} timing method differs: " + " | ".join(methods))
+        elif all(inners) and max(inners) > 1.1 * min(inners):
+            lines.append(f"  {cell:<40} calls per replay differ by over 10%: " + " | ".join(map(str, inners)))
         kernels = [tuple(e["native_kernels"]) for e in entries if e.get("native_kernels") is not None]
         if len(kernels) == len(entries):
             recorded += 1
@@ -118,18 +126,30 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
                 lines.append(f"  {cell:<40} native kernels differ: " + " | ".join(", ".join(k) for k in kernels))
             else:
                 same_native += 1
-    head = ["", "Kernel choices of each noisy cell across the runs:"]
+    head = ["", "Kernel choices and timing protocol of each noisy cell across the runs:"]
     tail = [
         f"  native kernels recorded in every run for {recorded} of {len(cells)} noisy cells"
         + (f"; the same in all runs for {same_native}" if recorded else " (GEMMWATCH_NATIVE_KERNELS=1 records them)")
     ]
-    return "\n".join(head + (lines or ["  the same Triton config in every run where recorded"]) + tail)
+    return "\n".join(
+        head
+        + (
+            lines
+            or [
+                "  the same Triton config, timing method and about the same calls per replay in every run where recorded"
+            ]
+        )
+        + tail
+    )
 
 
 def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
     """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling."""
     per_run = [clock_states(run) for run in runs]
-    lines = ["", "Clock state around each noisy cell's rounds, per run (SM MHz before -> after, W after, throttle):"]
+    lines = [
+        "",
+        "Clock state around each noisy cell's rounds, per run (SM MHz before -> after; W, C and throttle after):",
+    ]
     for cell in cells:
         parts = []
         for states in per_run:
@@ -141,7 +161,7 @@ def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
             throttle = ",".join(after.get("throttle_names") or []) or "none"
             parts.append(
                 f"{before.get('sm_clock_mhz', '?')}->{after.get('sm_clock_mhz', '?')} MHz "
-                f"{after.get('power_w', '?')} W {throttle}"
+                f"{after.get('power_w', '?')} W {after.get('temperature_c', '?')} C {throttle}"
             )
         lines.append(f"  {cell:<40} " + " | ".join(parts))
     if all(not states for states in per_run):

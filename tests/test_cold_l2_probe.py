@@ -35,13 +35,37 @@ def test_runs_write_medians_and_the_report_compares_the_methods(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "report", *map(str, sorted(tmp_path.glob("*.json")))],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split() for line in proc.stdout.splitlines()[1:]]
+    table, between = proc.stdout.split("\n\n")
+    rows = [line.split() for line in table.splitlines()[1:]]
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         ("fp16", "16x32x32", "flush", "2"), ("fp16", "16x32x32", "flush+cooldown1", "2"),
         ("fp16", "16x32x32", "rotate", "2"),
         ("bf16", "8x16x64", "flush", "2"), ("bf16", "8x16x64", "flush+cooldown1", "2"),
         ("bf16", "8x16x64", "rotate", "2"),
     ]  # fmt: skip
+    assert between.startswith("change of the median against 'flush'")
+    assert [line.split()[:2] for line in between.splitlines()[1:]] == [["fp16", "16x32x32"], ["bf16", "8x16x64"]]
+
+
+def test_one_process_per_setting_is_reported_with_the_change_between_settings(tmp_path):
+    # What a placement check looks like: one process without --shift-mb, one with it.
+    def write(name, mode, triton_s, native_s):
+        row = {"ratio": triton_s / native_s, "triton_s": triton_s, "native_s": native_s, "method": "cuda-graph",
+               "inner": 10, "native_kernels": None, "sm_clock_mhz": [1980, 1980]}  # fmt: skip
+        (tmp_path / name).write_text(json.dumps({"mode": mode, "rounds": 30, "cells": {"fp16 16x4096x4096": row}}))
+
+    write("a.json", "flush", 15.0e-6, 16.0e-6)
+    write("b.json", "flush+shift4096MiB", 15.3e-6, 16.0e-6)
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "report", str(tmp_path / "a.json"),
+                           str(tmp_path / "b.json")], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    table, between = proc.stdout.split("\n\n")
+    rows = [line.split() for line in table.splitlines()[1:]]
+    assert [r[:7] for r in rows] == [
+        ["fp16", "16x4096x4096", "flush", "1", "-", "-", "-"],
+        ["fp16", "16x4096x4096", "flush+shift4096MiB", "1", "-", "-", "-"],
+    ]
+    assert between.splitlines()[1] == "fp16 16x4096x4096          flush+shift4096MiB: +2.00% / +0.00% / +2.00%"
 
 
 def test_a_shifted_run_is_its_own_setting_and_differing_native_kernels_are_told(tmp_path):

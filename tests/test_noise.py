@@ -23,10 +23,12 @@ def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=N
         context.mkdir(parents=True)
         before, after, power, throttle = clocks
         cell_states = {"fp16 16x4096x4096": {
-            "state_before": {"sm_clock_mhz": before}, "state_after": {"sm_clock_mhz": after, "power_w": power,
+            "state_before": {"sm_clock_mhz": before}, "state_after": {"sm_clock_mhz": after, "power_w": power, "temperature_c": 61,
                                                                       "throttle_names": throttle}}}  # fmt: skip
-        if choice is not None:  # (Triton config, native kernels)
+        if choice is not None:  # (Triton config, native kernels[, timing method, calls per replay])
             cell_states["fp16 16x4096x4096"].update(config=choice[0], native_kernels=choice[1])
+            if len(choice) > 2:
+                cell_states["fp16 16x4096x4096"].update(method=choice[2], inner=choice[3])
         (context / "Matmul.json").write_text(json.dumps({"suite": "Matmul", "cells": cell_states}))
     return result
 
@@ -46,7 +48,7 @@ def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
     assert table["4096x4096x4096"].split()[2] == "0.00%"
     assert "2 cells over 2 runs" in proc.stdout and "1 cells above the 0.5% goal" in proc.stdout
     clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
-    assert "1980->1755 MHz 690.5 W sw_power_cap | 1980->1980 MHz 402.0 W none" in clocks
+    assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in clocks
 
 
 def test_runs_without_recorded_clock_states_say_so(tmp_path):
@@ -86,3 +88,19 @@ def test_a_noisy_cell_whose_runs_chose_different_kernels_is_told(tmp_path):
         "--clocks",
     )
     assert "native kernels recorded in every run for 0 of 1 noisy cells (GEMMWATCH_NATIVE_KERNELS=1" in proc.stdout
+
+
+def test_a_noisy_cell_timed_with_another_method_or_replay_length_is_told(tmp_path):
+    clocks = (1980, 1980, 400.0, [])
+    kernels = ["gemvx_kernel"]
+    a = _run(tmp_path, "a", "ffffffff66", 0.95, 1.00, clocks, ("BM16", kernels, "cuda-graph+l2-flush", 60))
+    b = _run(tmp_path, "b", "ffffffff66", 0.95, 1.04, clocks, ("BM16", kernels, "events+l2-flush+cooldown", 1))
+    proc = noise(a, b, "--clocks")
+    assert "timing method differs: cuda-graph+l2-flush | events+l2-flush+cooldown" in proc.stdout
+    c = _run(tmp_path, "c", "ffffffff66", 0.95, 1.04, clocks, ("BM16", kernels, "cuda-graph+l2-flush", 30))
+    assert "calls per replay differ by over 10%: 60 | 30" in noise(a, c, "--clocks").stdout
+    # An estimate's jitter (60 vs 64 calls) is not a change of protocol.
+    d = _run(tmp_path, "d", "ffffffff66", 0.95, 1.04, clocks, ("BM16", kernels, "cuda-graph+l2-flush", 64))
+    proc = noise(a, d, "--clocks")
+    assert "differ by over 10%" not in proc.stdout and "timing method differs" not in proc.stdout
+    assert "the same Triton config, timing method and about the same calls per replay in every run" in proc.stdout

@@ -169,7 +169,7 @@ def test_a_compile_pass_result_becomes_the_cells_tune_seconds(device, monkeypatc
 
 
 @pytest.mark.gpu
-def test_an_injected_slowdown_is_what_its_calibration_says():
+def test_an_injected_slowdown_is_what_its_calibration_says(gpu_to_itself):
     # The spin kernel costs a fixed gap besides its cycles: a long call gets about the fraction
     # asked for; a call of a few microseconds gets more, and the returned figure says how much.
     import torch
@@ -200,7 +200,7 @@ def test_the_native_kernels_of_a_cell_are_recorded_on_request(monkeypatch):
 
 
 @pytest.mark.gpu
-def test_the_side_timed_first_after_a_cooldown_is_not_slower():
+def test_the_side_timed_first_after_a_cooldown_is_not_slower(gpu_to_itself):
     # Three copies of one kernel: without the untimed opening replay, whichever side came first
     # after the idle ran 2.5-4% slow on the H200 (A/A rechecks of long cells).
     import statistics
@@ -222,7 +222,7 @@ def test_the_side_timed_first_after_a_cooldown_is_not_slower():
 
 
 @pytest.mark.gpu
-def test_the_cooldown_follows_the_gpu_time_not_the_host_time():
+def test_the_cooldown_follows_the_gpu_time_not_the_host_time(gpu_to_itself):
     # A short kernel behind a slow host call: eager estimates said ">= 250 us" for such cells in
     # some runs and not in others on the H200, and their timing method flipped with it.
     import time
