@@ -9,8 +9,9 @@ Evidence tool for the timing protocol, run on a GPU box:
 
 (`--cooldown X` adds X times each round's duration of idle after it; `--shift-mb N` holds N MiB of
 device memory first, so that the operands land on other physical memory: whether placement is
-what moves a cell between processes. The native kernels each process ran are recorded, and the
-report says where they differ.) Each `run` is
+what moves a cell between processes; `--counter-offset N` starts the serial split-K's tile
+counters N int32s further into their buffer, moving only them. The native kernels each process ran
+are recorded, and the report says where they differ.) Each `run` is
 a separate process that measures the probe cells with the suites' code
 (benchmarks.measure.measure_cells, GEMMWATCH_COLD_L2=MODE, GEMMWATCH_COOLDOWN=X)
 and writes the per-cell medians and the SM clock before and after each cell;
@@ -45,7 +46,22 @@ CELLS = (
 )
 
 
-def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int = 0) -> int:
+def offset_counters(offset: int) -> None:
+    """Serial split-K's and stream-K's tile counters start `offset` int32s into their buffer from
+    now on in this process: the counters' cache lines, and so the L2 slices their atomics go
+    to, move while everything else stays where it was."""
+    import importlib
+
+    matmul = importlib.import_module("kernels.matmul")  # the module (`kernels.matmul` is also its function)
+    kept = matmul._tile_counters
+
+    def shifted(device, tiles):
+        return kept(device, tiles + offset)[offset:]  # a view: zero, and left zero, as the whole
+
+    matmul._tile_counters = shifted
+
+
+def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int = 0, counter_offset: int = 0) -> int:
     os.environ["GEMMWATCH_COLD_L2"] = mode
     os.environ["GEMMWATCH_COOLDOWN"] = str(cooldown)
     os.environ["GEMMWATCH_NATIVE_KERNELS"] = "1"  # GPU only: which cuBLAS kernels each process ran
@@ -61,6 +77,9 @@ def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int =
         # a run without it (a fresh process on an idle GPU otherwise gets the same placement).
         label += f"+shift{shift_mb}MiB"
         held = torch.empty(shift_mb << 20, dtype=torch.uint8, device="cuda" if torch.cuda.is_available() else "cpu")
+    if counter_offset:
+        label += f"+counters{counter_offset}"
+        offset_counters(counter_offset)
     measured = measure_cells([Cell(d, m, n, k) for d, m, n, k in CELLS], rounds=rounds, label=f"probe-{label}")
     rows = {}
     for name, res in measured["cells"].items():
@@ -153,13 +172,17 @@ def main(argv=None) -> int:
     r.add_argument("--cooldown", type=float, default=0.0, help="idle after each round, x its duration")
     r.add_argument("--shift-mb", type=int, default=0, metavar="MIB",
                    help="hold this much device memory first, so the operands land elsewhere in memory")  # fmt: skip
+    r.add_argument("--counter-offset", type=int, default=0, metavar="INTS",
+                   help="start the serial split-K tile counters this many int32s into their buffer")  # fmt: skip
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
     if args.command == "run" and args.shift_mb < 0:
         parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
+    if args.command == "run" and args.counter_offset < 0:
+        parser.error(f"--counter-offset must be >= 0 (int32s into the counter buffer), got {args.counter_offset}")
     if args.command == "run":
-        return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb)
+        return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset)
     return report(args.files)
 
 

@@ -161,7 +161,7 @@ def main(args) -> int:
     from benchmarks.matrix import parse_cell
     from ci.cli import use_interpreter_without_gpu
     from ci.compare import InputError, comparisons_from_args
-    from ci.decision import Verdict, load_settings
+    from ci.decision import load_settings, needs_recheck
     from ci.run import RunError, autotune_cache_path, ensure_worktree, find_repo, resolve_commit
     from targets import detect
 
@@ -173,9 +173,8 @@ def main(args) -> int:
         if args.cells:
             cells = [parse_cell(text) for text in args.cells]
         else:
-            flagged = (Verdict.REGRESSED, Verdict.NOISY, Verdict.IMPROVED)
             comps = comparisons_from_args(args)
-            cells = [parse_cell(c.name) for comp in comps for c in comp.cells if c.verdict in flagged]
+            cells = [parse_cell(c.name) for comp in comps for c in comp.cells if needs_recheck(c)]
         work_dir = Path(args.work_dir or repo / ".asv" / "gemmwatch")
         trees = {side: ensure_worktree(repo, sha, work_dir / "worktrees") for side, sha in
                  (("base", base_sha), ("head", head_sha))}  # fmt: skip
@@ -183,7 +182,7 @@ def main(args) -> int:
         print(f"gemmwatch recheck: {err}", file=sys.stderr)
         return 2
     if not cells:
-        print("gemmwatch recheck: no flagged cell to recheck")
+        print("gemmwatch recheck: no cell to recheck (none flagged or moved by half its threshold)")
         report = {}
     else:
         # Each side's configs come from its own tree (library) or its run's stored choices

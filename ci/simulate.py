@@ -10,7 +10,7 @@ are called regressed.
 With `--recheck REPORT.json ...` (A/A reports of `gemmwatch recheck`: the same
 commit on both sides, per-round samples kept), each simulated run then goes
 through the PR workflow's second stage: every cell the comparison flagged
-(regressed, improved or noisy) is decided again from a bootstrap of one
+(regressed, improved or noisy, or moved by half its threshold: `decision.needs_recheck`) is decided again from a bootstrap of one
 report's paired rounds (head rounds times 1 + slowdown in injected trials),
 and that verdict replaces the comparison's. A flagged cell that no report has
 keeps the comparison's verdict (their number per run is printed: an upper
@@ -29,7 +29,7 @@ import sys
 import numpy as np
 
 from ci.asv_results import Entry, ResultFile, ResultsError, load
-from ci.decision import Verdict, compare, load_settings
+from ci.decision import Verdict, compare, load_settings, needs_recheck
 
 SAMPLED = ("track_ratio", "track_triton_time")
 
@@ -46,9 +46,6 @@ def _resampled(run: ResultFile, rng, factor: float = 1.0) -> ResultFile:
     return out
 
 
-FLAGGED = (Verdict.REGRESSED, Verdict.IMPROVED, Verdict.NOISY)  # what the PR workflow rechecks
-
-
 def _rechecked(result, rechecks: list[dict], rng, settings, factor: float) -> dict[str, Verdict]:
     """Final verdict per cell after the recheck stage (the comparison's where none applies)."""
     from ci.recheck import decide
@@ -57,7 +54,7 @@ def _rechecked(result, rechecks: list[dict], rng, settings, factor: float) -> di
     for c in result.cells:
         key = c.name
         reports = [r[key] for r in rechecks if r.get(key, {}).get("base_rounds")]
-        if c.verdict not in FLAGGED or not reports:
+        if not needs_recheck(c) or not reports:
             final[key] = c.verdict
             continue
         entry = reports[int(rng.integers(0, len(reports)))]
@@ -107,8 +104,8 @@ def simulate(
         result = compare(_resampled(runs[i], rng), _resampled(runs[j], rng), settings, noise=noise)
         cells = counted(result)
         final = verdicts(result, 1.0)
-        report["aa_flagged"].append(sum(c.verdict in FLAGGED for c in cells))
-        report["aa_unrechecked"].append(sum(c.verdict in FLAGGED and c.name not in covered for c in cells))
+        report["aa_flagged"].append(sum(needs_recheck(c) for c in cells))
+        report["aa_unrechecked"].append(sum(needs_recheck(c) and c.name not in covered for c in cells))
         alarms = [c.name for c in cells if final[c.name] == Verdict.REGRESSED]
         report["aa_alerts"].append(len(alarms))
         report["aa_alert_cells"].update(alarms)
@@ -216,12 +213,12 @@ def main(args) -> int:
     if args.cells:
         stage += f", cells matching {' '.join(args.cells)}"
     uncovered = (
-        f"; flagged cells no report covers, per run: {np.mean(report['aa_unrechecked']):.1f}" if rechecks else ""
+        f"; of those, cells no report covers, per run: {np.mean(report['aa_unrechecked']):.1f}" if rechecks else ""
     )
     print(
         f"A/A: {sum(alerts)} false alarms in {len(alerts)} simulated PR runs{stage} "
         f"({100 * sum(alerts) / len(alerts):.1f} per 100 runs; runs with any alarm: {sum(a > 0 for a in alerts)}; "
-        f"cells flagged by the comparison per run: {np.mean(report['aa_flagged']):.1f}{uncovered})"
+        f"cells the comparison sent to the recheck per run: {np.mean(report['aa_flagged']):.1f}{uncovered})"
     )
     if report["aa_alert_cells"]:
         worst = report["aa_alert_cells"].most_common(10)

@@ -94,3 +94,33 @@ def test_a_negative_shift_is_refused():
     proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
                            "--shift-mb", "-1"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and "--shift-mb must be >= 0" in proc.stderr
+
+
+def test_offset_counters_move_only_the_counters_and_keep_serial_split_k_exact(monkeypatch, device):
+    import sys
+
+    import torch
+
+    import ci.cold_l2_probe as probe
+    import kernels
+    from targets import GemmConfig
+
+    matmul_module = sys.modules["kernels.matmul"]
+    monkeypatch.setattr(matmul_module, "_tile_counters", matmul_module._tile_counters)  # restored after
+    monkeypatch.setattr(matmul_module, "_COUNTERS", {})
+    g = torch.Generator(device="cpu").manual_seed(5)
+    a = torch.randn((40, 1000), generator=g).to(device, torch.float16)
+    b = torch.randn((1000, 72), generator=g).to(device, torch.float16)
+    two_pass = GemmConfig(16, 32, 32, 4, 2, variant="splitk", split_k=8)
+    serial = GemmConfig(16, 32, 32, 4, 2, variant="splitk_serial", split_k=8)
+    expected = kernels.matmul(a, b, config=two_pass).clone()
+    probe.offset_counters(32)  # one 128-byte line further
+    view = matmul_module._tile_counters(a.device, 6)
+    (kept,) = matmul_module._COUNTERS.values()
+    assert view.data_ptr() == kept.data_ptr() + 32 * 4 and view.numel() == kept.numel() - 32
+    for _ in range(2):  # the counters (at the offset) are found zero again by the second call
+        assert torch.equal(kernels.matmul(a, b, config=serial), expected)
+    assert not kept.any()
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
+                           "--counter-offset", "-4"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "--counter-offset must be >= 0" in proc.stderr

@@ -209,3 +209,31 @@ def test_measured_cells_leave_out_skipped_and_failed_ones(tmp_path):
     })  # fmt: skip
     # (4096^3 bf16 is absent: asv stores NaN for the parameter combination, as for a skipped cell)
     assert load(path).measured_cells() == ["bf16 16x4096x4096", "fp16 16x4096x4096"]
+
+
+def test_an_interval_wider_than_the_threshold_is_noisy_not_a_regression():
+    from ci.decision import call
+
+    # Quiet rounds: a true 2% change is called at its interval.
+    assert call(0.02, (0.017, 0.023), True, 0.02)[0] == Verdict.REGRESSED
+    assert call(-0.02, (-0.023, -0.017), True, 0.02)[0] == Verdict.IMPROVED
+    # Rounds spread by 2%: a point estimate of 1.2% whose interval runs from 0.1% to 2.4% does
+    # not say the cell regressed by the threshold; it says the cell is too noisy to tell.
+    assert call(0.012, (0.001, 0.024), True, 0.02)[0] == Verdict.NOISY
+    assert call(-0.012, (-0.024, -0.001), True, 0.02)[0] == Verdict.NOISY
+    # Wide but clear of half the threshold: still a regression.
+    assert call(0.05, (0.015, 0.08), True, 0.02)[0] == Verdict.REGRESSED
+
+
+def test_cells_moved_by_half_the_threshold_go_to_the_recheck_too(tmp_path):
+    from ci.decision import needs_recheck
+
+    rng = np.random.default_rng(11)
+    moved = "fp16 4096x4096x4096"
+    base, head = _pair(tmp_path, _matrix(rng), _matrix(rng, shift={moved: 1.012}, cv=0.001))
+    cells = {c.name: c for c in compare(base, head, Settings()).cells}
+    cell = cells[f"Matmul {moved}"]
+    assert cell.verdict == Verdict.UNCHANGED and 0.01 <= cell.change < 0.02, (cell.verdict, cell.change)
+    assert needs_recheck(cell)  # a 1.2% offset between processes can hide a 3% change as well as fake one
+    quiet = [c for name, c in cells.items() if name != f"Matmul {moved}"]
+    assert all(c.verdict == Verdict.UNCHANGED and not needs_recheck(c) for c in quiet)
