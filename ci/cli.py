@@ -185,8 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_base_head(rck)
     rck.add_argument("--cells", nargs="+", metavar="CELL", help="cells to recheck, e.g. 'fp16 4096x4096x4096' "
-                     "(default: those compare calls regressed, improved or noisy)")  # fmt: skip
+                     "(default: those compare calls regressed, improved or noisy, and unchanged ones moved by half "
+                     "their threshold)")  # fmt: skip
     rck.add_argument("--rounds", type=int, default=30, help="paired rounds per cell (default 30)")
+    rck.add_argument("--max-rounds", type=int, metavar="N",
+                     help="a cell still noisy gets --rounds more at a time, up to N in all (default 3 x --rounds)")  # fmt: skip
     rck.add_argument("--work-dir", metavar="DIR", help="where the worktrees live (default .asv/gemmwatch)")
     rck.add_argument("--output", metavar="PATH", help="also write the JSON report here")
     rck.set_defaults(func=_lazy("ci.recheck"))

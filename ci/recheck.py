@@ -18,6 +18,7 @@ import importlib
 import json
 import math
 import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -89,9 +90,17 @@ def _chosen(kmod) -> dict | None:
 
 
 def recheck_cells(
-    cells, base_tree: Path, head_tree: Path, *, rounds: int, settings, autotune_caches: dict | None = None
+    cells,
+    base_tree: Path,
+    head_tree: Path,
+    *,
+    rounds: int,
+    settings,
+    autotune_caches: dict | None = None,
+    max_rounds: int | None = None,
 ) -> dict:
-    """`autotune_caches`: {"base": path, "head": path} of the runs' stored autotune choices; a cell
+    """`max_rounds`: a cell still noisy after `rounds` gets more, `rounds` at a time, up to this
+    many (default: `rounds`, no more). `autotune_caches`: {"base": path, "head": path} of the runs' stored autotune choices; a cell
     without a tuned entry then runs the config its run chose (a fresh choice is stored there), so an
     A/A recheck times the same configs on both sides instead of two independent autotunes."""
     import torch
@@ -131,20 +140,49 @@ def recheck_cells(
             if inject.get(cell.name) and device == "cuda":
                 sides[1], expected = slowed(sides[1], inject[cell.name])
                 entry["injected_slowdown"] = {"asked": inject[cell.name], "calibrated": expected}
-            timing = measure(*sides, rounds=rounds, cooldown=cooldown())
+            name = f"{suite} {cell.name}"
+            if device == "cuda":
+                samples, verdict = decided_rounds(
+                    lambda n, sides=sides: measure(*sides, rounds=n, cooldown=cooldown()).samples,
+                    lambda s, name=name: decide(s[0], s[1], name, settings), rounds, max_rounds or rounds,
+                )  # fmt: skip
+            else:
+                samples = measure(*sides, rounds=rounds, cooldown=cooldown()).samples
         except Exception as err:  # noqa: BLE001 - one cell's failure is reported, the others go on
             entry.update(verdict=Verdict.FAILED.value, note=f"{type(err).__name__}: {err}")
             continue
         if device == "cpu":  # the interpreter: correctness was checked; its timings must not decide anything
-            change = paired_change(timing.samples[0], timing.samples[1], settings.confidence)[0]
+            change = paired_change(samples[0], samples[1], settings.confidence)[0]
             entry.update(verdict=Verdict.NOT_CALLED.value, note="Triton interpreter: timings are not performance",
                          change=change, rounds=rounds)  # fmt: skip
             continue
-        entry.update(decide(timing.samples[0], timing.samples[1], f"{suite} {cell.name}", settings), rounds=rounds)
-        entry["base_s"], entry["head_s"] = timing.median(0), timing.median(1)
-        entry["base_rounds"], entry["head_rounds"] = timing.samples[0], timing.samples[1]  # for `simulate --recheck`
-        entry["note"] = f"rechecked side by side in one process ({rounds} paired rounds)"
+        taken = len(samples[0])
+        entry.update(verdict, rounds=taken)
+        entry["base_s"], entry["head_s"] = statistics.median(samples[0]), statistics.median(samples[1])
+        entry["base_rounds"], entry["head_rounds"] = samples[0], samples[1]  # for `simulate --recheck`
+        entry["note"] = f"rechecked side by side in one process ({taken} paired rounds)" + (
+            f"; {rounds} left it noisy, so more were taken" if taken > rounds else ""
+        )
     return out
+
+
+def decided_rounds(measure_rounds, decide_on, rounds: int, max_rounds: int) -> tuple[list[list[float]], dict]:
+    """(per-side samples, verdict) of paired rounds taken `rounds` at a time until the verdict is not
+    noisy or `max_rounds` are reached. A cell whose rounds spread by about the threshold gets an
+    interval as wide as it, which can tell neither 0 from 2% nor 2% from 4%: more rounds narrow it
+    (by the square root of their number) where one batch cannot decide.
+
+    `measure_rounds(n)`: n more paired rounds, a list of per-side lists; `decide_on(samples)`: the
+    verdict dict of `decide` for them."""
+    from ci.decision import Verdict
+
+    samples = [list(side) for side in measure_rounds(rounds)]
+    verdict = decide_on(samples)
+    while verdict["verdict"] == Verdict.NOISY.value and len(samples[0]) + rounds <= max_rounds:
+        for side, more in zip(samples, measure_rounds(rounds)):
+            side.extend(more)
+        verdict = decide_on(samples)
+    return samples, verdict
 
 
 def decide(base: list[float], head: list[float], name: str, settings) -> dict:
@@ -166,6 +204,11 @@ def main(args) -> int:
     from targets import detect
 
     interpreter = use_interpreter_without_gpu()
+    max_rounds = 3 * args.rounds if args.max_rounds is None else args.max_rounds
+    if args.rounds < 3 or max_rounds < args.rounds:
+        print(f"gemmwatch recheck: --rounds must be >= 3 and --max-rounds >= --rounds (paired rounds per cell), "
+              f"got {args.rounds} and {max_rounds}", file=sys.stderr)  # fmt: skip
+        return 2
     try:
         repo = find_repo(Path(args.checkout or Path.cwd()))
         base_sha, head_sha = resolve_commit(repo, args.base), resolve_commit(repo, args.head)
@@ -190,8 +233,9 @@ def main(args) -> int:
         os.environ["GEMMWATCH_COMPILE_WORKERS"] = "0"
         caches = {side: autotune_cache_path(work_dir, detect().name, tree) for side, tree in trees.items()}
         report = recheck_cells(
-            cells, trees["base"], trees["head"], rounds=args.rounds, settings=settings, autotune_caches=caches
-        )
+            cells, trees["base"], trees["head"], rounds=args.rounds, settings=settings, autotune_caches=caches,
+            max_rounds=max_rounds,
+        )  # fmt: skip
 
     payload = {
         "machine": detect().name,  # gemmwatch run names the asv machine after the target too

@@ -136,3 +136,41 @@ def test_an_a_a_recheck_runs_the_config_the_run_stored_on_both_sides(repo, tmp_p
     assert proc.returncode == 0, proc.stdout + proc.stderr
     configs = json.loads(out.read_text())["cells"]["Matmul fp16 64x64x64"]["configs"]
     assert configs == {side: {"config": str(stored), "method": "stored"} for side in ("base", "head")}
+
+
+def test_a_noisy_cell_gets_more_rounds_until_it_can_be_decided():
+    from ci.decision import Settings
+    from ci.recheck import decide, decided_rounds
+
+    rng = np.random.default_rng(0)
+    taken = []
+
+    def measure_rounds(n, spread):  # paired rounds of an unchanged cell whose rounds spread by `spread`
+        taken.append(n)
+        base = 1e-4 * np.exp(rng.normal(0, spread, n))
+        return [list(base), list(base * np.exp(rng.normal(0, spread, n)))]
+
+    def decide_on(samples):
+        return decide(samples[0], samples[1], "Matmul fp16 1x57344x8192", Settings())
+
+    # Paired rounds spread by 4%: 30 of them leave an interval wider than the 2% threshold (noisy);
+    # 30 more at a time narrow it until it lies within +-2% (unchanged), or the budget ends.
+    samples, verdict = decided_rounds(lambda n: measure_rounds(n, 0.04), decide_on, 30, 150)
+    first = decide_on([samples[0][:30], samples[1][:30]])
+    assert first["verdict"] == "noisy" and verdict["verdict"] == "unchanged", (first, verdict)
+    assert len(taken) > 1 and taken == [30] * len(taken) and len(samples[0]) == len(samples[1]) == 30 * len(taken)
+    # A quiet cell is decided by its first batch, and the budget is never passed.
+    taken.clear()
+    samples, verdict = decided_rounds(lambda n: measure_rounds(n, 0.002), decide_on, 30, 150)
+    assert verdict["verdict"] == "unchanged" and taken == [30]
+    taken.clear()
+    samples, verdict = decided_rounds(lambda n: measure_rounds(n, 0.2), decide_on, 30, 90)
+    assert verdict["verdict"] == "noisy" and taken == [30, 30, 30] and len(samples[0]) == 90
+
+
+def test_bad_round_counts_are_refused(repo, tmp_path):
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    for args, shown in ((["--rounds", "2"], "got 2 and 6"), (["--rounds", "30", "--max-rounds", "10"], "got 30 and 10")):
+        proc = gemmwatch(repo, "recheck", "--base", sha, "--head", sha, "--cells", "fp16 64x64x64", *args,
+                         "--work-dir", str(tmp_path / "w"))  # fmt: skip
+        assert proc.returncode == 2 and "--max-rounds >= --rounds" in proc.stderr and shown in proc.stderr
