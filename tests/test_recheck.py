@@ -170,7 +170,10 @@ def test_a_noisy_cell_gets_more_rounds_until_it_can_be_decided():
 
 def test_bad_round_counts_are_refused(repo, tmp_path):
     sha = git(repo, "rev-parse", "HEAD").strip()
-    for args, shown in ((["--rounds", "2"], "got 2 and 6"), (["--rounds", "30", "--max-rounds", "10"], "got 30 and 10")):
+    for args, shown in (
+        (["--rounds", "2"], "got 2 and 6"),
+        (["--rounds", "30", "--max-rounds", "10"], "got 30 and 10"),
+    ):
         proc = gemmwatch(repo, "recheck", "--base", sha, "--head", sha, "--cells", "fp16 64x64x64", *args,
                          "--work-dir", str(tmp_path / "w"))  # fmt: skip
         assert proc.returncode == 2 and "--max-rounds >= --rounds" in proc.stderr and shown in proc.stderr
