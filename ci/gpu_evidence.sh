@@ -11,6 +11,9 @@
 #   ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]
 #
 # Exit status 1 when a run failed or was cut; every step's status is in OUT_DIR/walltimes.txt.
+# Each finished run's result file is also copied to OUT_DIR/run-NAME.json and its per-cell context
+# packed into OUT_DIR/NAME-context.tgz (unpacked as NAME/context beside NAME/results, `gemmwatch
+# noise --clocks` reads it).
 #
 # Environment: RUNS (default "cold warm warm2"), RUN_ARGS (extra `gemmwatch run`
 # arguments, e.g. "--shapes square"), WORK (the shared work dir, default OUT_DIR/work;
@@ -44,6 +47,11 @@ run() { # run NAME [args...]: one gemmwatch run into its own results dir, cut at
     rm -rf "$out/$name/results"
   else
     note "$name: exit $rc, wall $(($(date +%s) - t0))s"
+    # For fetching from a GPU box: the result file beside the others, and the run's per-cell context
+    # (clock states, configs, timing method, calls per replay, native kernels) that `noise --clocks` reads.
+    find "$out/$name/results" -mindepth 2 -maxdepth 2 -name '*-*.json' ! -name machine.json \
+      -exec cp {} "$out/run-$name.json" \; 2>/dev/null
+    [ -d "$out/$name/context" ] && tar czf "$out/$name-context.tgz" -C "$out/$name" context
   fi
   tail -n 2 "$out/$name.log"
   return "$rc"

@@ -156,6 +156,13 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     assert all("exit 0" in line for line in lines[:-1]), lines
     assert "no cell with per-round samples" in (out / "simulate-recheck.txt").read_text()  # (the interpreter's)
     assert (out / "noise.txt").read_text().strip()
+    # What a GPU box's caller fetches: each run's result file, and its context packed.
+    import tarfile
+
+    for name in ("cold", "warm"):
+        assert json.loads((out / f"run-{name}.json").read_text())["commit_hash"]
+        with tarfile.open(out / f"{name}-context.tgz") as tar:
+            assert any(m.name.startswith("context/") and m.name.endswith(".json") for m in tar.getmembers())
     reports = [json.loads((out / f"recheck-aa-0{i}.json").read_text()) for i in range(2)]
     assert sum(len(r["cells"]) for r in reports) == 12
     # A deadline already spent: every step skipped, nothing half-written.
