@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="after the coarse pass, also time the other K steps, stage counts and splits of the N "
                           "fastest output tiles (default 2; 0: none)")  # fmt: skip
     tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
+    tun.add_argument("--below", type=float, metavar="SPEEDUP",
+                     help="only the selected cells whose speedup over native in --run is below this (e.g. 0.9)")  # fmt: skip
+    tun.add_argument("--run", metavar="RESULT.json", help="the asv result file --below reads (a `gemmwatch run`)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip
     tun.add_argument("--allow-interpreter", action="store_true",

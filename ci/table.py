@@ -18,7 +18,7 @@ from ci.asv_results import ResultsError, load
 GOAL_DTYPES = ("fp16", "bf16", "fp8_e4m3")  # the cells the >= 1.00x goal is about; fp32 is reported
 
 
-def _cells(path) -> dict[str, dict]:
+def cell_rows(path) -> dict[str, dict]:
     """{cell: {"triton_s", "native_s", "speedup"}} for the measured cells of one result file."""
     result = load(path)
     triton, native, ratio = (result.metric(m) for m in ("track_triton_time", "track_native_time", "track_ratio"))
@@ -83,8 +83,8 @@ def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str
 
 def main(args) -> int:
     try:
-        after = _cells(args.after)
-        before = _cells(args.before) if args.before else None
+        after = cell_rows(args.after)
+        before = cell_rows(args.before) if args.before else None
     except ResultsError as err:
         print(f"gemmwatch table: {err}", file=sys.stderr)
         return 2

@@ -173,6 +173,23 @@ def main(args) -> int:
                 f"gemmwatch tune: --{name.replace('_', '-')} must be a positive integer, got {value}", file=sys.stderr
             )
             return 2
+    if (args.below is None) != (args.run is None):
+        print("gemmwatch tune: --below SPEEDUP and --run RESULT.json go together", file=sys.stderr)
+        return 2
+    slow = None
+    if args.below is not None:
+        from ci.asv_results import ResultsError
+        from ci.table import cell_rows
+
+        if not args.below > 0:
+            print(f"gemmwatch tune: --below must be a speedup > 0 (e.g. 0.9), got {args.below}", file=sys.stderr)
+            return 2
+        try:
+            rows = cell_rows(args.run)
+        except ResultsError as err:
+            print(f"gemmwatch tune: --run: {err}", file=sys.stderr)
+            return 2
+        slow = {cell for cell, row in rows.items() if row["speedup"] is not None and row["speedup"] < args.below}
     interpreter = use_interpreter_without_gpu()
     if interpreter and not args.allow_interpreter:
         print(
@@ -208,6 +225,11 @@ def main(args) -> int:
         "interpreter": interpreter,
     }
     cells = [c for c in selection.cells if not c.epilogue]  # epilogues share their GEMM's bucket
+    if slow is not None:
+        picked = [c for c in cells if c.name in slow]
+        print(f"gemmwatch tune: {len(picked)} of the {len(cells)} selected cells are below {args.below:g}x native "
+              f"in {args.run}" + (f": {', '.join(c.name for c in picked)}" if picked else ""), flush=True)  # fmt: skip
+        cells = picked
     buckets: dict[tuple, list] = {}  # the library keeps one entry per bucket: tuned on all its cells
     for cell in cells:
         buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)

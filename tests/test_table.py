@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from asv_fixtures import write_results
 
-from ci.table import _cells, render
+from ci.table import cell_rows, render
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDED = ROOT / "docs" / "results" / "2026-11-29-h200-variants"
@@ -25,8 +25,8 @@ def _run(tmp_path, commit, ratio, triton_s):
 
 
 def test_speedup_is_the_inverse_ratio_and_tflops_come_from_the_shape(tmp_path):
-    before = _cells(_run(tmp_path, "aaaa", ratio=2.0, triton_s=2e-3))
-    after = _cells(_run(tmp_path, "bbbb", ratio=0.8, triton_s=1e-3))
+    before = cell_rows(_run(tmp_path, "aaaa", ratio=2.0, triton_s=2e-3))
+    after = cell_rows(_run(tmp_path, "bbbb", ratio=0.8, triton_s=1e-3))
     assert after["fp16 1024x1024x1024"]["speedup"] == pytest.approx(1.25)
     text = render(after, before)
     row = next(line for line in text.splitlines() if line.startswith("| fp16 1024x1024x1024"))

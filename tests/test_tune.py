@@ -191,3 +191,35 @@ def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     assert entry["cells"]["fp16 50x60x40"]["time_ms"] == pytest.approx(
         tried["fp16 50x60x40"][min(score, key=score.get)]
     )
+
+
+def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from asv_fixtures import write_results
+
+    # A run where fp16 64x64x64 was at 0.8x native and bf16 64x64x64 at 1.25x.
+    run = write_results(tmp_path / "run.json", "a" * 40, {
+        ("Matmul", "64x64x64", "fp16"): {"ratio": [1.25] * 9, "triton": [1e-5] * 9},
+        ("Matmul", "64x64x64", "bf16"): {"ratio": [0.8] * 9, "triton": [1e-5] * 9},
+    })  # fmt: skip
+    directory = tmp_path / "lib"
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "bf16", "--top-k", "2",
+               "--rounds", "1", "--refine", "0", "--dir", str(directory), "--below", "0.9", "--run", str(run))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"1 of the 2 selected cells are below 0.9x native in {run}: fp16 64x64x64" in proc.stdout
+    entries = json.loads(next(directory.glob("*.json")).read_text())["entries"]
+    assert [entry["cell"] for entry in entries.values()] == ["fp16 64x64x64"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--below", "0.9"], "--below SPEEDUP and --run RESULT.json go together"),
+        (["--run", "x.json"], "--below SPEEDUP and --run RESULT.json go together"),
+        (["--below", "0", "--run", "x.json"], "--below must be a speedup > 0 (e.g. 0.9), got 0.0"),
+        (["--below", "0.9", "--run", "no-such.json"], "--run: result file no-such.json does not exist"),
+    ],
+)
+def test_below_needs_a_run_and_a_positive_speedup(args, message):
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", *args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
