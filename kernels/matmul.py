@@ -490,6 +490,7 @@ def _gemm_tma_kernel(
     A_T: tl.constexpr,
     B_T: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
+    FLATTEN: tl.constexpr,
     TMA_STORE: tl.constexpr,
     HAS_BIAS: tl.constexpr,
     ACTIVATION: tl.constexpr,
@@ -508,8 +509,11 @@ def _gemm_tma_kernel(
     A_T / B_T: the descriptor covers the operand's transpose (A column-major:
     (K, M) tiles; B column-major: (N, K) tiles, the K-major layout fp8 wants).
     WARP_SPECIALIZE ("tma_ws"): the compiler splits the loop into producer
-    (TMA) and consumer (MMA) warp partitions; Triton 3.6 does so on sm_100 and
-    later and ignores the request on Hopper (checked on the compiled kernels).
+    (TMA) and consumer (MMA) warp partitions. FLATTEN: the tile loop is flattened
+    into the K loop. Triton 3.6 partitions a flattened loop on sm_100 and later
+    and an unflattened one on Hopper (one producer and two consumer warpgroups,
+    for 4-warp configs of >= 128 rows); flattened on Hopper, or unflattened on
+    sm_100, it does not (checked on the compiled kernels, tests/test_resources.py).
     TMA_STORE ("tma_store"): the output tile leaves through a descriptor over C
     (`c_desc`, clipped at the edges) instead of pointer stores.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
@@ -518,7 +522,7 @@ def _gemm_tma_kernel(
     num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_tiles = tl.cdiv(K, BLOCK_K)
     for tile_id in tl.range(
-        tl.program_id(axis=0), num_tiles, num_programs, flatten=True, warp_specialize=WARP_SPECIALIZE
+        tl.program_id(axis=0), num_tiles, num_programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE
     ):
         pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
@@ -702,13 +706,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
         # "tma_store": C through a descriptor too, where C's rows allow one (else pointer stores).
         tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and _tma_problem(c, "C") is None
+        warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
         args = (
             descriptor(a_, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
         )  # fmt: skip
         meta = dict(
-            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=cfg.variant == "tma_ws", TMA_STORE=tma_store,
+            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, FLATTEN=not (warp_specialize and _hopper_target()),
+            TMA_STORE=tma_store,
             **mainloop(cfg), **epilogue, **store_hints,
         )  # fmt: skip
         return programs, args, meta
@@ -853,6 +859,15 @@ def _start(kernel, grid):
         return compiled
 
     return compile_
+
+
+def _hopper_target() -> bool:
+    """Whether Triton compiles for sm_90 now (the offline driver's target inside compile_only())."""
+    try:
+        target = triton.runtime.driver.active.get_current_target()
+    except RuntimeError:  # the interpreter: no device target
+        return False
+    return target.backend == "cuda" and isinstance(target.arch, int) and target.arch // 10 == 9
 
 
 def _sm_count(device: torch.device) -> int:

@@ -36,6 +36,9 @@ H100_SXM = TargetSpec(
     peak_tflops=PeakRates(fp32=67.0, tf32=494.7, fp16=989.4, bf16=989.4, fp8=1978.9),
     mem_bandwidth_gbs=3350.0,  # datasheet: 3.35 TB/s HBM3
     tma=True,  # Hopper tuning guide: TMA is new in compute capability 9.0
+    # Triton 3.6 partitions the unflattened persistent loop on sm_90 (4-warp configs of >= 128
+    # rows: a producer and two consumer warpgroups; compiled offline, tests/test_resources.py).
+    auto_warp_specialize=True,
     description="NVIDIA H100 SXM5 80GB (Hopper)",
     **_NV_COMMON,
 )

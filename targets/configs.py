@@ -226,13 +226,35 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     return tuple(_interleave_tiles(configs))
 
 
+# Triton versions whose compiler was seen to partition the unflattened persistent loop on sm_90
+# (tests/test_resources.py compiles it offline): 3.6 does, for 4-warp configs of >= 128 rows (a
+# producer and two consumer warpgroups), leaving 8-warp ones alone and failing on 64-row ones;
+# 3.9 fails to compile it ("descriptor block and tensor must have the same number of elements").
+HOPPER_WARP_SPECIALIZING_TRITON = ("3.6.",)
+
+
+@functools.cache
+def _triton_version() -> str:
+    try:
+        import triton
+    except ImportError:
+        return ""
+    return triton.__version__
+
+
+def _hopper_partitions(cfg: GemmConfig) -> bool:
+    """Whether the installed Triton warp-specializes this TMA config on sm_90."""
+    checked = _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
+    return checked and cfg.num_warps == 4 and cfg.block_m >= 128
+
+
 def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
     for cfg in tiles:
         if spec.tma and cfg.block_m >= 64:
             out.append(dataclasses.replace(cfg, variant="tma"))
-            if spec.auto_warp_specialize:
+            if spec.auto_warp_specialize and (spec.arch != "sm_90" or _hopper_partitions(cfg)):
                 out.append(dataclasses.replace(cfg, variant="tma_ws"))
             # The output tile staged in shared memory for its TMA store (16-bit C, 32-bit for fp32).
             c_tile = cfg.block_m * cfg.block_n * (4 if nbytes == 4 else 2)

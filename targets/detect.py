@@ -87,7 +87,7 @@ def spec_from_properties(props: Any, *, is_rocm: bool = False) -> TargetSpec:
         peak_tflops=PeakRates(fp32=None, tf32=None, fp16=None, bf16=None, fp8=None),
         mem_bandwidth_gbs=None,
         tma=not is_rocm and major >= 9,  # TMA: NVIDIA compute capability 9.0 and later
-        auto_warp_specialize=not is_rocm and major >= 10,  # what Triton 3.6 partitions (see TargetSpec)
+        auto_warp_specialize=not is_rocm and major >= 9,  # what Triton 3.6 partitions (see TargetSpec)
         description=f"{name} (not in the catalogue: built from device properties)",
     )
     defaults = dict(

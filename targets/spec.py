@@ -68,8 +68,9 @@ class TargetSpec:
     # descriptors (NVIDIA sm_90 and later). Enables the persistent TMA kernel.
     tma: bool = False
     # Triton's automatic warp specialization (`tl.range(..., warp_specialize=True)`) takes effect:
-    # Triton 3.6 splits the loop into producer/consumer partitions on sm_100 and later, and ignores
-    # the request on sm_90 (both checked on kernels compiled offline, docs/BENCHMARKS.md).
+    # Triton 3.6 splits the loop into producer/consumer partitions on sm_100 and later (a flattened
+    # loop), and on sm_90 (an unflattened loop, 4-warp configs of >= 128 rows only; the kernel
+    # flattens accordingly). Checked on kernels compiled offline (tests/test_resources.py).
     auto_warp_specialize: bool = False
     description: str = ""
 

@@ -128,6 +128,34 @@ def test_late_promotion_is_as_precise_as_the_native_precise_accumulation(shape, 
     assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
 
 
+@pytest.mark.parametrize(
+    ("dtype", "shape", "config"),
+    [
+        ("fp16", (4096, 4096, 4096), GemmConfig(128, 256, 64, 4, 3, variant="tma_ws")),
+        ("bf16", (3000, 5000, 1000), GemmConfig(128, 128, 64, 4, 4, variant="tma_ws")),
+        ("fp8_e4m3", (4096, 4096, 4096), GemmConfig(128, 256, 128, 4, 3, variant="tma_ws")),
+        ("fp8_e4m3", (4096, 4096, 4096), GemmConfig(256, 128, 128, 4, 3, variant="tma_ws")),
+    ],
+    ids=str,
+)
+def test_warp_specialized_configs_compute_the_product(dtype, shape, config, gen):
+    # On Hopper with Triton 3.6 these run as a producer and two consumer warpgroups (the unflattened
+    # loop; tests/test_resources.py checks the partitions in the compiled code); elsewhere as "tma".
+    M, N, K = shape
+    if dtype == "fp8_e4m3":
+        a = _randn((M, K), torch.float32, gen).to(torch.float8_e4m3fn)
+        b = _randn((N, K), torch.float32, gen).to(torch.float8_e4m3fn).t()
+        sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
+        out = kernels.scaled_matmul(a, b, sa, sb, config=config)
+        ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+        native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=False)
+        assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+        return
+    torch_dtype = DTYPES[dtype][0]
+    a, b = _randn((M, K), torch_dtype, gen), _randn((K, N), torch_dtype, gen)
+    assert relative_error(kernels.matmul(a, b, config=config), reference_gemm(a, b)) <= TOLERANCE[dtype]
+
+
 def test_autotune_timed_and_recorded(gen, monkeypatch):
     monkeypatch.setenv("GEMMWATCH_TUNED", "0")  # the tuned library would serve this bucket without timing
     # A column-major A: a layout (and so a cache key) no other test of this process uses.
