@@ -177,3 +177,22 @@ def test_bad_round_counts_are_refused(repo, tmp_path):
         proc = gemmwatch(repo, "recheck", "--base", sha, "--head", sha, "--cells", "fp16 64x64x64", *args,
                          "--work-dir", str(tmp_path / "w"))  # fmt: skip
         assert proc.returncode == 2 and "--max-rounds >= --rounds" in proc.stderr and shown in proc.stderr
+
+
+def test_the_cells_rechecked_are_the_flagged_and_the_moved_ones(repo, tmp_path):
+    # Without --cells, recheck takes what the comparison of the two result files sends it: the cell
+    # called regressed, and the one called unchanged that moved by half the threshold (1.2%); not the
+    # quiet one.
+    rng = np.random.default_rng(4)
+    shapes = {"64x64x64": 1.05, "33x65x127": 1.012, "16x32x32": 1.0}  # fp16 cells and the head's factor
+    base = {("Matmul", s, "fp16"): {"ratio": cell_samples(rng, 1.0, 30, 0.001),
+                                    "triton": cell_samples(rng, 1e-4, 30, 0.001)} for s in shapes}  # fmt: skip
+    head = {("Matmul", s, "fp16"): {"ratio": cell_samples(rng, f, 30, 0.001),
+                                    "triton": cell_samples(rng, 1e-4 * f, 30, 0.001)} for s, f in shapes.items()}  # fmt: skip
+    b, h = write_results(tmp_path / "b.json", "a" * 40, base), write_results(tmp_path / "h.json", "b" * 40, head)
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    out = tmp_path / "recheck.json"
+    proc = gemmwatch(repo, "recheck", "--base", sha, "--head", sha, "--base-results", str(b), "--head-results", str(h),
+                     "--rounds", "3", "--work-dir", str(tmp_path / "w"), "--output", str(out))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(json.loads(out.read_text())["cells"]) == ["Matmul fp16 33x65x127", "Matmul fp16 64x64x64"]
