@@ -220,7 +220,9 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             dataclasses.replace(cfg, late_promotion=True)
             for cfg in configs
             if cfg.block_k <= LATE_PROMOTION_MAX_BLOCK_K
-            and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * cfg.num_warps * spec.warp_size
+            and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * math_warps(spec, cfg) * spec.warp_size
+            # (Triton 3.6 fails to compile late promotion inside Hopper's warp-specialized loop)
+            and not (cfg.variant == "tma_ws" and spec.arch == "sm_90")
         ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
     return tuple(_interleave_tiles(configs))
@@ -242,10 +244,24 @@ def _triton_version() -> str:
     return triton.__version__
 
 
-def _hopper_partitions(cfg: GemmConfig) -> bool:
-    """Whether the installed Triton warp-specializes this TMA config on sm_90."""
-    checked = _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
-    return checked and cfg.num_warps == 4 and cfg.block_m >= 128
+def _hopper_warp_specialized(cfg: GemmConfig) -> GemmConfig | None:
+    """The "tma_ws" config that the installed Triton partitions on sm_90 for this tile, or None.
+
+    Partitioned, a 4-warp config runs a producer warpgroup and two 4-warp consumer warpgroups:
+    its accumulator is spread over 8 warps. So an 8-warp tile (sized for 8 warps' registers, as
+    BM128-BN256 is) becomes the 4-warp tma_ws config, and a 4-warp tile keeps its 4.
+    """
+    if not _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON) or cfg.block_m < 128:
+        return None
+    if cfg.num_warps not in (4, 8):
+        return None
+    return dataclasses.replace(cfg, variant="tma_ws", num_warps=4)
+
+
+def math_warps(spec: TargetSpec, cfg: GemmConfig) -> int:
+    """The warps that hold the accumulator: a Hopper tma_ws config's two consumer warpgroups (its
+    `num_warps` is each one's size), else `num_warps`."""
+    return 2 * cfg.num_warps if cfg.variant == "tma_ws" and spec.arch == "sm_90" else cfg.num_warps
 
 
 def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
@@ -254,8 +270,14 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
     for cfg in tiles:
         if spec.tma and cfg.block_m >= 64:
             out.append(dataclasses.replace(cfg, variant="tma"))
-            if spec.auto_warp_specialize and (spec.arch != "sm_90" or _hopper_partitions(cfg)):
-                out.append(dataclasses.replace(cfg, variant="tma_ws"))
+            if spec.auto_warp_specialize:
+                ws = (
+                    _hopper_warp_specialized(cfg)
+                    if spec.arch == "sm_90"
+                    else dataclasses.replace(cfg, variant="tma_ws")
+                )
+                if ws is not None and ws not in out:
+                    out.append(ws)
             # The output tile staged in shared memory for its TMA store (16-bit C, 32-bit for fp32).
             c_tile = cfg.block_m * cfg.block_n * (4 if nbytes == 4 else 2)
             if cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
@@ -347,7 +369,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     # limited by shared-memory bandwidth on current tensor-core parts.
     intensity = (cfg.block_m * cfg.block_n) / (cfg.block_m + cfg.block_n)
     reuse_eff = intensity / (intensity + 32)
-    threads = cfg.num_warps * spec.warp_size
+    threads = math_warps(spec, cfg) * spec.warp_size
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
         round(wave_eff * useful * reuse_eff, 2),

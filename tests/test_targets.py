@@ -18,7 +18,7 @@ from targets import (
     get,
     spec_from_properties,
 )
-from targets.configs import dtype_bytes
+from targets.configs import dtype_bytes, math_warps
 
 REQUIRED = {"h100-sxm", "h200", "a100-80gb", "l40s", "mi300x", "b200", "cpu-interpreter"}
 SHAPES = [
@@ -64,7 +64,7 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
         assert cfg.num_stages in (1, 2, 3, 4)
         assert cfg.num_stages >= 2 or k_iters < 2
         assert cfg.num_warps in (4, 8)
-        threads = cfg.num_warps * spec.warp_size
+        threads = math_warps(spec, cfg) * spec.warp_size  # (a Hopper tma_ws config: its two consumer warpgroups)
         assert cfg.block_m * cfg.block_n / threads <= (spec.max_registers_per_thread + 1) // 2
 
 
@@ -143,7 +143,8 @@ def test_late_promotion_configs_only_for_fp8_with_registers_to_spare():
         late = [c for c in configs if c.late_promotion]
         assert late and len(late) < len(configs), shape
         for c in late:
-            assert c.block_k <= 128 and c.block_m * c.block_n <= 64 * c.num_warps * 32, c
+            assert c.block_k <= 128 and c.block_m * c.block_n <= 64 * math_warps(h200, c) * 32, c
+            assert c.variant != "tma_ws", c  # Triton 3.6 cannot compile it inside Hopper's partitions
         assert not [c for c in candidate_configs(h200, "fp16", *shape) if c.late_promotion]
     cfg = GemmConfig(128, 128, 128, 8, 4, variant="tma", late_promotion=True)
     assert str(cfg) == "BM128-BN128-BK128-w8-s4-g8-tma-lp" and cfg.as_dict()["late_promotion"] is True
@@ -186,6 +187,12 @@ def test_tma_variant_only_on_chips_with_a_tma():
     hopper = [c for c in candidate_configs(get("h200"), "fp16", 4096, 4096, 4096, limit=None) if c.variant == "tma_ws"]
     if triton.__version__.startswith("3.6."):
         assert hopper and all(c.num_warps == 4 and c.block_m >= 128 for c in hopper)
+        # An 8-warp tile's accumulator fits the two consumer warpgroups of the 4-warp tma_ws config:
+        # BM128-BN256 (too big for 4 warps as a plain tile) is offered, as cuBLAS's Hopper tile.
+        assert GemmConfig(128, 256, 64, 4, 4, variant="tma_ws") in hopper
+        assert GemmConfig(128, 256, 64, 4, 4) not in candidate_configs(
+            get("h200"), "fp16", 4096, 4096, 4096, limit=None
+        )
     else:
         assert not hopper
     blackwell = [
