@@ -100,9 +100,10 @@ def recheck_cells(
     max_rounds: int | None = None,
 ) -> dict:
     """`max_rounds`: a cell still noisy after `rounds` gets more, `rounds` at a time, up to this
-    many (default: `rounds`, no more). `autotune_caches`: {"base": path, "head": path} of the runs' stored autotune choices; a cell
-    without a tuned entry then runs the config its run chose (a fresh choice is stored there), so an
-    A/A recheck times the same configs on both sides instead of two independent autotunes."""
+    many (default: `rounds`, no more). `autotune_caches`: {"base": path, "head": path} of the
+    runs' stored autotune choices; a cell without a tuned entry then runs the config its run chose
+    (a fresh choice is stored there), so an A/A recheck times the same configs on both sides
+    instead of two independent autotunes."""
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
