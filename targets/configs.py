@@ -244,14 +244,17 @@ def _triton_version() -> str:
     return triton.__version__
 
 
-def _hopper_warp_specialized(cfg: GemmConfig) -> GemmConfig | None:
+def _hopper_warp_specialized(cfg: GemmConfig, nbytes: int) -> GemmConfig | None:
     """The "tma_ws" config that the installed Triton partitions on sm_90 for this tile, or None.
 
     Partitioned, a 4-warp config runs a producer warpgroup and two 4-warp consumer warpgroups:
     its accumulator is spread over 8 warps. So an 8-warp tile (sized for 8 warps' registers, as
-    BM128-BN256 is) becomes the 4-warp tma_ws config, and a 4-warp tile keeps its 4.
+    BM128-BN256 is) becomes the 4-warp tma_ws config, and a 4-warp tile keeps its 4. 16- and
+    8-bit operands only: with fp32 ones Triton 3.6 leaves the ieee loop unpartitioned and fails
+    to compile the tf32 one.
     """
-    if not _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON) or cfg.block_m < 128:
+    checked = _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
+    if not checked or nbytes > 2 or cfg.block_m < 128:
         return None
     if cfg.num_warps not in (4, 8):
         return None
@@ -272,7 +275,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
             out.append(dataclasses.replace(cfg, variant="tma"))
             if spec.auto_warp_specialize:
                 ws = (
-                    _hopper_warp_specialized(cfg)
+                    _hopper_warp_specialized(cfg, nbytes)
                     if spec.arch == "sm_90"
                     else dataclasses.replace(cfg, variant="tma_ws")
                 )

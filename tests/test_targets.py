@@ -190,6 +190,9 @@ def test_tma_variant_only_on_chips_with_a_tma():
         # An 8-warp tile's accumulator fits the two consumer warpgroups of the 4-warp tma_ws config:
         # BM128-BN256 (too big for 4 warps as a plain tile) is offered, as cuBLAS's Hopper tile.
         assert GemmConfig(128, 256, 64, 4, 4, variant="tma_ws") in hopper
+        # fp32: not partitioned (ieee) or not compiled (tf32) by Triton 3.6 there, so not offered.
+        fp32 = candidate_configs(get("h200"), "fp32", 4096, 4096, 4096, limit=None)
+        assert fp32 and not [c for c in fp32 if c.variant == "tma_ws"]
         assert GemmConfig(128, 256, 64, 4, 4) not in candidate_configs(
             get("h200"), "fp16", 4096, 4096, 4096, limit=None
         )
