@@ -27,6 +27,16 @@ ENV_PROGRESS = "GEMMWATCH_PROGRESS_FILE"
 # (torch.cuda._sleep) after each call, inside the timed graph.
 ENV_INJECT = "GEMMWATCH_INJECT_SLOWDOWN"
 ENV_NATIVE_KERNELS = "GEMMWATCH_NATIVE_KERNELS"
+# Evidence knob: "reverse" measures a suite's cells in the opposite order ("forward", the default,
+# the matrix's). A cell whose A/A offset follows its position in the run, not the cell, shows it.
+ENV_CELL_ORDER = "GEMMWATCH_CELL_ORDER"
+
+
+def cell_order(cells: list) -> list:
+    raw = os.environ.get(ENV_CELL_ORDER, "forward")
+    if raw not in ("forward", "reverse"):
+        raise ValueError(f"{ENV_CELL_ORDER} must be 'forward' or 'reverse', got {raw!r}")
+    return list(reversed(cells)) if raw == "reverse" else list(cells)
 
 
 def launched_kernels(fn) -> list[str]:
@@ -295,12 +305,14 @@ def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
     from targets import detect
 
     rounds = rounds or rounds_from_env()
+    cells = cell_order(cells)
     spec = detect()
     device = "cuda" if torch.cuda.is_available() and not spec.is_interpreter else "cpu"
     context = {
         **device_description(),
         **software_versions(),
         "rounds": rounds,
+        "cell_order": os.environ.get(ENV_CELL_ORDER, "forward"),
         "state_before": device_state(),
         "started_at": time.time(),
     }

@@ -365,6 +365,18 @@ def _write_context(context_dir: Path, result_file: Path, plan: RunPlan, elapsed:
     (context_dir / "run.json").write_text(json.dumps(record, indent=1, default=str))
 
 
+def check_measurement_knobs() -> None:
+    """The suites' GEMMWATCH_* settings, read in every benchmark process: a bad value is refused
+    here (ValueError naming the variable) rather than failing each suite inside asv."""
+    from benchmarks.measure import cell_order, cold_l2_method, cooldown, injected_slowdowns, rounds_from_env
+
+    rounds_from_env()
+    cold_l2_method()
+    cooldown()
+    injected_slowdowns()
+    cell_order([])
+
+
 def main(args) -> int:
     from benchmarks import matrix as matrix_mod
     from ci.cli import use_interpreter_without_gpu
@@ -384,7 +396,8 @@ def main(args) -> int:
             selection = matrix_mod.shard(selection, *matrix_mod.parse_shard(args.shard))
             if not selection.cells:
                 raise matrix_mod.MatrixError(f"shard {args.shard} of this selection holds no cell")
-    except (RunError, matrix_mod.MatrixError) as err:
+        check_measurement_knobs()
+    except (RunError, matrix_mod.MatrixError, ValueError) as err:
         print(f"gemmwatch run: {err}", file=sys.stderr)
         return 2
 

@@ -171,3 +171,17 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
                           env=env, timeout=600)  # fmt: skip
     assert (late / "walltimes.txt").read_text().splitlines() == ["cold: skipped, deadline", "warm: skipped, deadline"]
     assert not (late / "cold").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("GEMMWATCH_CELL_ORDER", "sideways", "GEMMWATCH_CELL_ORDER must be 'forward' or 'reverse', got 'sideways'"),
+        ("GEMMWATCH_COLD_L2", "hot", "GEMMWATCH_COLD_L2 must be 'rotate' or 'flush', got 'hot'"),
+    ],
+)
+def test_a_bad_measurement_knob_is_refused_before_anything_runs(repo, tmp_path, monkeypatch, name, value, message):
+    monkeypatch.setenv(name, value)  # (the helper passes the environment on)
+    proc = gemmwatch(repo, "run", "--results-dir", str(tmp_path / "r"), "--work-dir", str(tmp_path / "w"))
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not (tmp_path / "w").exists()

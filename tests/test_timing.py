@@ -237,3 +237,21 @@ def test_the_cooldown_follows_the_gpu_time_not_the_host_time(gpu_to_itself):
     assert timing.method == "cuda-graph+l2-flush"
     # The calls per replay follow the GPU time too (1 ms / ~10 us), not the 2 ms per eager call.
     assert timing.inner >= 50, timing.inner
+
+
+def test_the_cell_order_knob_reverses_the_measurement_order(monkeypatch, tmp_path):
+    import json
+
+    from benchmarks.measure import ENV_CELL_ORDER, ENV_PROGRESS, measure_cells
+
+    cells = [Cell("fp16", 16, 32, 32), Cell("bf16", 8, 16, 64)]
+    progress = tmp_path / "progress.jsonl"
+    monkeypatch.setenv(ENV_PROGRESS, str(progress))
+    monkeypatch.setenv(ENV_CELL_ORDER, "reverse")
+    measured = measure_cells(cells, rounds=2, label="t")
+    order = [json.loads(line)["cell"] for line in progress.read_text().splitlines()]
+    assert order == ["bf16 8x16x64", "fp16 16x32x32"] and measured["context"]["cell_order"] == "reverse"
+    assert set(measured["cells"]) == set(order)  # the results are keyed by cell, whatever the order
+    monkeypatch.setenv(ENV_CELL_ORDER, "shuffled")
+    with pytest.raises(ValueError, match="GEMMWATCH_CELL_ORDER must be 'forward' or 'reverse', got 'shuffled'"):
+        measure_cells(cells, rounds=2)
