@@ -32,11 +32,12 @@ ENV_NATIVE_KERNELS = "GEMMWATCH_NATIVE_KERNELS"
 ENV_CELL_ORDER = "GEMMWATCH_CELL_ORDER"
 
 
-def cell_order(cells: list) -> list:
+def cell_order() -> str:
+    """GEMMWATCH_CELL_ORDER, checked: "forward" or "reverse"."""
     raw = os.environ.get(ENV_CELL_ORDER, "forward")
     if raw not in ("forward", "reverse"):
         raise ValueError(f"{ENV_CELL_ORDER} must be 'forward' or 'reverse', got {raw!r}")
-    return list(reversed(cells)) if raw == "reverse" else list(cells)
+    return raw
 
 
 def launched_kernels(fn) -> list[str]:
@@ -305,14 +306,15 @@ def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
     from targets import detect
 
     rounds = rounds or rounds_from_env()
-    cells = cell_order(cells)
+    order = cell_order()
+    cells = list(reversed(cells)) if order == "reverse" else list(cells)
     spec = detect()
     device = "cuda" if torch.cuda.is_available() and not spec.is_interpreter else "cpu"
     context = {
         **device_description(),
         **software_versions(),
         "rounds": rounds,
-        "cell_order": os.environ.get(ENV_CELL_ORDER, "forward"),
+        "cell_order": order,
         "state_before": device_state(),
         "started_at": time.time(),
     }

@@ -177,13 +177,13 @@ def main(argv=None) -> int:
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
-    if args.command == "run" and args.shift_mb < 0:
+    if args.command == "report":
+        return report(args.files)
+    if args.shift_mb < 0:
         parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
-    if args.command == "run" and args.counter_offset < 0:
+    if args.counter_offset < 0:
         parser.error(f"--counter-offset must be >= 0 (int32s into the counter buffer), got {args.counter_offset}")
-    if args.command == "run":
-        return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset)
-    return report(args.files)
+    return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset)
 
 
 if __name__ == "__main__":

@@ -131,16 +131,8 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
         f"  native kernels recorded in every run for {recorded} of {len(cells)} noisy cells"
         + (f"; the same in all runs for {same_native}" if recorded else " (GEMMWATCH_NATIVE_KERNELS=1 records them)")
     ]
-    return "\n".join(
-        head
-        + (
-            lines
-            or [
-                "  the same Triton config, timing method and about the same calls per replay in every run where recorded"
-            ]
-        )
-        + tail
-    )
+    same = "  the same Triton config, timing method and about the same calls per replay in every run where recorded"
+    return "\n".join(head + (lines or [same]) + tail)
 
 
 def clock_report(runs: list[ResultFile], cells: list[str]) -> str:

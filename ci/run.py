@@ -374,7 +374,7 @@ def check_measurement_knobs() -> None:
     cold_l2_method()
     cooldown()
     injected_slowdowns()
-    cell_order([])
+    cell_order()
 
 
 def main(args) -> int:

@@ -10,8 +10,9 @@ are called regressed.
 With `--recheck REPORT.json ...` (A/A reports of `gemmwatch recheck`: the same
 commit on both sides, per-round samples kept), each simulated run then goes
 through the PR workflow's second stage: every cell the comparison flagged
-(regressed, improved or noisy, or moved by half its threshold: `decision.needs_recheck`) is decided again from a bootstrap of one
-report's paired rounds (head rounds times 1 + slowdown in injected trials),
+(regressed, improved or noisy, or moved by half its threshold:
+`decision.needs_recheck`) is decided again from a bootstrap of one report's
+paired rounds (head rounds times 1 + slowdown in injected trials),
 and that verdict replaces the comparison's. A flagged cell that no report has
 keeps the comparison's verdict (their number per run is printed: an upper
 bound then), or with `--only-rechecked` only the cells the reports cover are
