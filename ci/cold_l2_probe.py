@@ -61,7 +61,15 @@ def offset_counters(offset: int) -> None:
     matmul._tile_counters = shifted
 
 
-def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int = 0, counter_offset: int = 0) -> int:
+def run(
+    mode: str,
+    out: str,
+    rounds: int,
+    cooldown: float = 0.0,
+    shift_mb: int = 0,
+    counter_offset: int = 0,
+    cells: list | None = None,
+) -> int:
     os.environ["GEMMWATCH_COLD_L2"] = mode
     os.environ["GEMMWATCH_COOLDOWN"] = str(cooldown)
     os.environ["GEMMWATCH_NATIVE_KERNELS"] = "1"  # GPU only: which cuBLAS kernels each process ran
@@ -80,7 +88,8 @@ def run(mode: str, out: str, rounds: int, cooldown: float = 0.0, shift_mb: int =
     if counter_offset:
         label += f"+counters{counter_offset}"
         offset_counters(counter_offset)
-    measured = measure_cells([Cell(d, m, n, k) for d, m, n, k in CELLS], rounds=rounds, label=f"probe-{label}")
+    cells = cells or [Cell(d, m, n, k) for d, m, n, k in CELLS]
+    measured = measure_cells(cells, rounds=rounds, label=f"probe-{label}")
     rows = {}
     for name, res in measured["cells"].items():
         if res.failed:
@@ -174,6 +183,8 @@ def main(argv=None) -> int:
                    help="hold this much device memory first, so the operands land elsewhere in memory")  # fmt: skip
     r.add_argument("--counter-offset", type=int, default=0, metavar="INTS",
                    help="start the serial split-K tile counters this many int32s into their buffer")  # fmt: skip
+    r.add_argument("--cells", nargs="+", metavar="CELL",
+                   help="measure these cells ('fp16 16x4096x4096') instead of the probe's set")  # fmt: skip
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
@@ -183,7 +194,15 @@ def main(argv=None) -> int:
         parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
     if args.counter_offset < 0:
         parser.error(f"--counter-offset must be >= 0 (int32s into the counter buffer), got {args.counter_offset}")
-    return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset)
+    cells = None
+    if args.cells:
+        from benchmarks.matrix import MatrixError, parse_cell
+
+        try:
+            cells = [parse_cell(text)[1] for text in args.cells]
+        except MatrixError as err:
+            parser.error(f"--cells: {err}")
+    return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset, cells)
 
 
 if __name__ == "__main__":

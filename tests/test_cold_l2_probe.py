@@ -96,6 +96,14 @@ def test_a_negative_shift_is_refused():
     assert proc.returncode == 2 and "--shift-mb must be >= 0" in proc.stderr
 
 
+def test_an_unknown_cell_is_refused_by_name():
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
+                           "--cells", "fp16 16x4096x4096", "fp17 8x8x8"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "'fp17 8x8x8'" in proc.stderr and "unknown dtype" in proc.stderr
+    assert not (ROOT / "x.json").exists()
+
+
 def test_offset_counters_move_only_the_counters_and_keep_serial_split_k_exact(monkeypatch, device):
     import sys
 
