@@ -26,7 +26,7 @@ from kernels._validate import (
     resolve_out_dtype,
     resolve_precision,
 )
-from targets.configs import GemmConfig
+from targets.configs import GemmConfig, hopper_partitions
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
 _ACT_CODES = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "gelu_tanh": 4}
@@ -513,7 +513,9 @@ def _gemm_tma_kernel(
     into the K loop. Triton 3.6 partitions a flattened loop on sm_100 and later
     and an unflattened one on Hopper (one producer and two consumer warpgroups,
     for 4-warp configs of >= 128 rows); flattened on Hopper, or unflattened on
-    sm_100, it does not (checked on the compiled kernels, tests/test_resources.py).
+    sm_100, it does not (checked on the compiled kernels, tests/test_resources.py). Hopper's
+    partitioned kernels did not finish on the H200 with Triton 3.6, so there the loop stays
+    flattened unless `targets.configs.hopper_partitions()` says the installed Triton's run.
     TMA_STORE ("tma_store"): the output tile leaves through a descriptor over C
     (`c_desc`, clipped at the edges) instead of pointer stores.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
@@ -713,7 +715,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
         )  # fmt: skip
         meta = dict(
-            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, FLATTEN=not (warp_specialize and _hopper_target()),
+            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize,
+            FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,
             **mainloop(cfg), **epilogue, **store_hints,
         )  # fmt: skip

@@ -228,11 +228,19 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     return tuple(_interleave_tiles(configs))
 
 
-# Triton versions whose compiler was seen to partition the unflattened persistent loop on sm_90
-# (tests/test_resources.py compiles it offline): 3.6 does, for 4-warp configs of >= 128 rows (a
-# producer and two consumer warpgroups), leaving 8-warp ones alone and failing on 64-row ones;
-# 3.9 fails to compile it ("descriptor block and tensor must have the same number of elements").
-HOPPER_WARP_SPECIALIZING_TRITON = ("3.6.",)
+# Triton versions whose warp-specialized persistent loop runs on sm_90: none yet. Triton 3.6
+# partitions the unflattened loop there (tests/test_resources.py compiles it offline: a producer
+# and two consumer warpgroups for 4-warp configs of >= 128 rows), but on the H200 those kernels
+# never finished (fp16, bf16 and fp8 alike: docs/BENCHMARKS.md, 2026-12-01 third session); 3.9
+# fails to compile it ("descriptor block and tensor must have the same number of elements").
+# Until a version is listed, Hopper gets no tma_ws candidates and a forced tma_ws config runs
+# with the loop flattened, which Triton leaves unpartitioned there (the "tma" kernel).
+HOPPER_WARP_SPECIALIZING_TRITON: tuple[str, ...] = ()
+
+
+def hopper_partitions() -> bool:
+    """Whether the installed Triton's warp-specialized loop is used (partitioned) on sm_90."""
+    return bool(HOPPER_WARP_SPECIALIZING_TRITON) and _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
 
 
 @functools.cache
@@ -253,8 +261,7 @@ def _hopper_warp_specialized(cfg: GemmConfig, nbytes: int) -> GemmConfig | None:
     8-bit operands only: with fp32 ones Triton 3.6 leaves the ieee loop unpartitioned and fails
     to compile the tf32 one.
     """
-    checked = _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
-    if not checked or nbytes > 2 or cfg.block_m < 128:
+    if not hopper_partitions() or nbytes > 2 or cfg.block_m < 128:
         return None
     if cfg.num_warps not in (4, 8):
         return None
@@ -262,9 +269,10 @@ def _hopper_warp_specialized(cfg: GemmConfig, nbytes: int) -> GemmConfig | None:
 
 
 def math_warps(spec: TargetSpec, cfg: GemmConfig) -> int:
-    """The warps that hold the accumulator: a Hopper tma_ws config's two consumer warpgroups (its
-    `num_warps` is each one's size), else `num_warps`."""
-    return 2 * cfg.num_warps if cfg.variant == "tma_ws" and spec.arch == "sm_90" else cfg.num_warps
+    """The warps that hold the accumulator: a partitioned Hopper tma_ws config's two consumer
+    warpgroups (its `num_warps` is each one's size), else `num_warps`."""
+    hopper_ws = cfg.variant == "tma_ws" and spec.arch == "sm_90" and hopper_partitions()
+    return 2 * cfg.num_warps if hopper_ws else cfg.num_warps
 
 
 def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:

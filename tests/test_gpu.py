@@ -145,8 +145,9 @@ def _assert_fp8_as_precise_as_native(shape, config, gen):
     ids=str,
 )
 def test_warp_specialized_configs_compute_the_product(dtype, shape, config, gen):
-    # On Hopper with Triton 3.6 these run as a producer and two consumer warpgroups (the unflattened
-    # loop; tests/test_resources.py checks the partitions in the compiled code); elsewhere as "tma".
+    # Where the Triton is listed as running Hopper's partitioned loop (configs.hopper_partitions(): none
+    # yet, 3.6's hung on the H200) a producer and two consumer warpgroups; elsewhere on Hopper the
+    # loop stays flattened and unpartitioned (tests/test_resources.py checks the compiled code).
     if dtype == "fp8_e4m3":
         _assert_fp8_as_precise_as_native(shape, config, gen)
         return

@@ -91,8 +91,11 @@ import re, sys, torch
 from triton.runtime import driver
 import kernels.matmul  # noqa: F401
 from ci.resources import _offline_driver
+import targets.configs
 from targets import GemmConfig
 m = sys.modules["kernels.matmul"]
+if sys.argv[2] == "hopper-partitions":  # as if the installed Triton were listed as running them
+    targets.configs.HOPPER_WARP_SPECIALIZING_TRITON = (__import__("triton").__version__,)
 driver.set_active(_offline_driver(int(sys.argv[1])))
 a, b, out = torch.empty(512, 512, dtype=torch.float16), torch.empty(512, 512, dtype=torch.float16), torch.empty(512, 512, dtype=torch.float16)
 with m.compile_only(132) as kernels:
@@ -102,27 +105,34 @@ print(len(re.findall("setmaxnreg", kernels[0].asm["ptx"])), kernels[0].metadata.
 
 
 @pytest.mark.parametrize(
-    ("capability", "config", "partitioned"),
+    ("capability", "config", "hopper_partitions", "partitioned"),
     [
-        (100, "GemmConfig(128, 128, 64, 4, 3, variant='tma_ws')", True),
-        (90, "GemmConfig(128, 128, 64, 4, 3, variant='tma_ws')", True),
-        (90, "GemmConfig(128, 256, 64, 4, 3, variant='tma_ws')", True),
-        (90, "GemmConfig(128, 256, 64, 8, 3, variant='tma_ws')", False),  # 8 warps: left alone on sm_90
-        (90, "GemmConfig(128, 128, 64, 4, 3, variant='tma')", False),
+        (100, "GemmConfig(128, 128, 64, 4, 3, variant='tma_ws')", False, True),
+        # Hopper: the loop stays flattened, so unpartitioned, while no Triton is listed as running
+        # the partitioned kernels (configs.HOPPER_WARP_SPECIALIZING_TRITON: 3.6's hung on the H200).
+        (90, "GemmConfig(128, 128, 64, 4, 3, variant='tma_ws')", False, False),
+        (90, "GemmConfig(128, 256, 64, 4, 3, variant='tma_ws')", False, False),
+        # Listed, the loop is unflattened and 3.6 partitions it for 4-warp configs of >= 128 rows.
+        (90, "GemmConfig(128, 128, 64, 4, 3, variant='tma_ws')", True, True),
+        (90, "GemmConfig(128, 256, 64, 4, 3, variant='tma_ws')", True, True),
+        (90, "GemmConfig(128, 256, 64, 8, 3, variant='tma_ws')", True, False),  # 8 warps: left alone on sm_90
+        (90, "GemmConfig(128, 128, 64, 4, 3, variant='tma')", True, False),
     ],
 )
-def test_warp_specialization_takes_effect_where_the_spec_says(capability, config, partitioned):
+def test_warp_specialization_takes_effect_where_the_spec_says(capability, config, hopper_partitions, partitioned):
     # The source of TargetSpec.auto_warp_specialize and of the Hopper rule in configs._variants:
     # the compiler splits the TMA kernel's loop into partitions (register rebalancing between
     # them, extra warps) on sm_100 with the loop flattened, and on sm_90 with it unflattened (the
-    # kernel's FLATTEN follows the target) for 4-warp configs of >= 128 rows.
+    # kernel's FLATTEN follows the target and configs.hopper_partitions()) for 4-warp configs of
+    # >= 128 rows.
     import triton
 
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", WS_CHECK.replace("CONFIG", config), str(capability)], cwd=ROOT,
-                          capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    mode = "hopper-partitions" if hopper_partitions else "as-installed"
+    proc = subprocess.run([sys.executable, "-c", WS_CHECK.replace("CONFIG", config), str(capability), mode],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
     if capability == 90 and partitioned and not triton.__version__.startswith("3.6."):
-        # Not offered there (configs.HOPPER_WARP_SPECIALIZING_TRITON): Triton 3.9 fails to compile it.
+        # Triton 3.9 fails to compile the unflattened Hopper loop.
         assert proc.returncode != 0 and "descriptor block and tensor" in proc.stderr, proc.stderr[-2000:]
         return
     assert proc.returncode == 0, proc.stderr

@@ -14,11 +14,12 @@ from targets import (
     TargetSpec,
     UnknownTargetWarning,
     candidate_configs,
+    configs,
     detect,
     get,
     spec_from_properties,
 )
-from targets.configs import dtype_bytes, math_warps
+from targets.configs import dtype_bytes, hopper_partitions, math_warps
 
 REQUIRED = {"h100-sxm", "h200", "a100-80gb", "l40s", "mi300x", "b200", "cpu-interpreter"}
 SHAPES = [
@@ -144,7 +145,7 @@ def test_late_promotion_configs_only_for_fp8_with_registers_to_spare():
         assert late and len(late) < len(configs), shape
         for c in late:
             assert c.block_k <= 128 and c.block_m * c.block_n <= 64 * math_warps(h200, c) * 32, c
-            assert c.variant != "tma_ws", c  # Triton 3.6 cannot compile it inside Hopper's partitions
+            assert c.variant != "tma_ws", c  # (Triton 3.6 cannot compile it inside Hopper's partitions)
         assert not [c for c in candidate_configs(h200, "fp16", *shape) if c.late_promotion]
     cfg = GemmConfig(128, 128, 128, 8, 4, variant="tma", late_promotion=True)
     assert str(cfg) == "BM128-BN128-BK128-w8-s4-g8-tma-lp" and cfg.as_dict()["late_promotion"] is True
@@ -174,30 +175,40 @@ def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
         GemmConfig(64, 64, 64, 4, 3, pad=1)
 
 
-def test_tma_variant_only_on_chips_with_a_tma():
+def test_tma_variant_only_on_chips_with_a_tma(monkeypatch):
     for name, spec in CATALOGUE.items():
         variants = {c.variant for c in candidate_configs(spec, "fp16", 4096, 4096, 4096)}
         assert ("tma" in variants) == spec.tma, name
-        hopper_unchecked = spec.arch == "sm_90" and not triton.__version__.startswith("3.6.")  # (below)
-        assert ("tma_ws" in variants) == (spec.auto_warp_specialize and not hopper_unchecked), name
+        assert ("tma_ws" in variants) == (spec.auto_warp_specialize and spec.arch != "sm_90"), name
     assert get("b200").auto_warp_specialize and get("h200").auto_warp_specialize
-    # On Hopper only the configs Triton 3.6 partitions: 4 warps (a producer and two consumer
-    # warpgroups then) and >= 128 rows, and none with a Triton not seen to (3.9 fails to compile
-    # them); on Blackwell every TMA tile.
-    hopper = [c for c in candidate_configs(get("h200"), "fp16", 4096, 4096, 4096, limit=None) if c.variant == "tma_ws"]
-    if triton.__version__.startswith("3.6."):
+    # On Hopper none while no Triton is listed as running the partitioned loop (3.6's kernels hung
+    # on the H200; 3.9 fails to compile them) ...
+    assert not hopper_partitions()
+    assert not [
+        c for c in candidate_configs(get("h200"), "fp16", 4096, 4096, 4096, limit=None) if c.variant == "tma_ws"
+    ]
+    assert math_warps(get("h200"), GemmConfig(128, 256, 64, 4, 4, variant="tma_ws")) == 4  # not partitioned
+    # ... and once one is, only the configs it partitions: 4 warps (a producer and two consumer
+    # warpgroups then) and >= 128 rows; on Blackwell every TMA tile.
+    monkeypatch.setattr(configs, "HOPPER_WARP_SPECIALIZING_TRITON", (triton.__version__,))
+    configs._candidate_configs.cache_clear()
+    try:
+        hopper = [
+            c for c in candidate_configs(get("h200"), "fp16", 4096, 4096, 4096, limit=None) if c.variant == "tma_ws"
+        ]
         assert hopper and all(c.num_warps == 4 and c.block_m >= 128 for c in hopper)
         # An 8-warp tile's accumulator fits the two consumer warpgroups of the 4-warp tma_ws config:
         # BM128-BN256 (too big for 4 warps as a plain tile) is offered, as cuBLAS's Hopper tile.
         assert GemmConfig(128, 256, 64, 4, 4, variant="tma_ws") in hopper
+        assert math_warps(get("h200"), GemmConfig(128, 256, 64, 4, 4, variant="tma_ws")) == 8
         # fp32: not partitioned (ieee) or not compiled (tf32) by Triton 3.6 there, so not offered.
         fp32 = candidate_configs(get("h200"), "fp32", 4096, 4096, 4096, limit=None)
         assert fp32 and not [c for c in fp32 if c.variant == "tma_ws"]
         assert GemmConfig(128, 256, 64, 4, 4) not in candidate_configs(
             get("h200"), "fp16", 4096, 4096, 4096, limit=None
         )
-    else:
-        assert not hopper
+    finally:
+        configs._candidate_configs.cache_clear()
     blackwell = [
         c for c in candidate_configs(get("b200"), "fp16", 4096, 4096, 4096, limit=None) if c.variant == "tma_ws"
     ]
