@@ -131,6 +131,21 @@ def cooldown() -> float:
     return value
 
 
+# The CUDA streams each replay's calls take in turn (timing.measure's `streams`): > 1 spreads the
+# per-stream and per-call scratch of a process over that many places. Default 1, the protocol of
+# every recorded result; an experiment until measured (docs/BENCHMARKS.md).
+ENV_STREAMS = "GEMMWATCH_STREAMS"
+
+
+def timing_streams() -> int:
+    from benchmarks.timing import MAX_STREAMS
+
+    raw = os.environ.get(ENV_STREAMS, "1")
+    if not (raw.isdigit() and 1 <= int(raw) <= MAX_STREAMS):
+        raise ValueError(f"{ENV_STREAMS} must be an integer in 1..{MAX_STREAMS}, got {raw!r}")
+    return int(raw)
+
+
 def timed_sides(prep: Prepared, device: str, l2_bytes: int, calls: list) -> list:
     """The arguments of `timing.measure` for `calls` (functions of an operand tuple, see
     `Prepared.operand_copies`; None = the prepared operands): per call a list over rotating
@@ -274,7 +289,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(*sides, rounds=rounds, cooldown=cooldown())
+        timing = measure(*sides, rounds=rounds, cooldown=cooldown(), streams=timing_streams())
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

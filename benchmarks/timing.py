@@ -35,6 +35,16 @@ rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp
 8192^3). Short kernels never reach the cap, and idling before them only adds the
 clock's ramp-up to their rounds, so they keep running back to back.
 
+Per-process state a call reads and writes besides its operands, at one place for a whole
+process, can give each process its own offset: the split-K partial sums allocated in the graph
+(every call of a replay gets the same block), the serial split-K's tile counters and cuBLAS's
+workspace (one per stream). With `streams` = S > 1 the calls of a replay are issued in turn on S
+streams joined into the capture (still one after another: each waits for the previous), so a
+replay spreads over S of each, and a process's median over S placements (the joins between the
+streams cost both sides alike; the flushes' graph has none). An experiment: on the
+H200 split-K cells moved by 2-4% between whole-matrix runs and not between short probe processes
+(docs/BENCHMARKS.md); 1 (the default) is the protocol of every recorded result.
+
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
 """
@@ -50,6 +60,7 @@ from dataclasses import dataclass
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
+MAX_STREAMS = 16
 # Calls shorter than this never get a cooldown (see the module docstring).
 COOLDOWN_MIN_CALL_SECONDS = 250e-6
 
@@ -87,11 +98,13 @@ def measure(
     flush_l2: bool = True,
     l2_bytes: int | None = None,
     cooldown: float = 0.0,
+    streams: int = 1,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
     Each of `fns` is a callable, or a list of callables over rotating copies of
     the operands (the same length for every side); with copies, no flush.
+    `streams`: the CUDA streams a replay's calls take in turn (see the module docstring).
     """
     if not fns:
         raise ValueError("measure needs at least one callable")
@@ -99,6 +112,8 @@ def measure(
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     if not (isinstance(cooldown, (int, float)) and 0 <= cooldown <= 100):
         raise ValueError(f"cooldown must be a number in 0..100 (idle time per round time), got {cooldown!r}")
+    if not (isinstance(streams, int) and 1 <= streams <= MAX_STREAMS):
+        raise ValueError(f"streams must be an int in 1..{MAX_STREAMS}, got {streams!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     rotating = any(isinstance(fn, (list, tuple)) for fn in fns)
@@ -110,7 +125,12 @@ def measure(
                 fn()
     if _cuda_available():
         return _measure_cuda(
-            sides, rounds=rounds, flush_l2=flush_l2 and not rotating, l2_bytes=l2_bytes, cooldown=cooldown
+            sides,
+            rounds=rounds,
+            flush_l2=flush_l2 and not rotating,
+            l2_bytes=l2_bytes,
+            cooldown=cooldown,
+            streams=streams,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -131,7 +151,7 @@ def _measure_host(sides, *, rounds) -> Timing:
     return Timing(samples, inner=1, method="host-clock (interpreter: not performance)")
 
 
-def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
+def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1) -> Timing:
     import torch
 
     copies = len(sides[0])
@@ -150,16 +170,34 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
 
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
+    # The streams a replay's calls take in turn: the capturing one, and streams - 1 forked from it.
+    turns = [stream] + [torch.cuda.Stream() for _ in range(streams - 1)]
+    for other in turns[1:]:
+        other.wait_stream(torch.cuda.current_stream())
+
+    def call(fn, k):
+        if streams == 1:
+            fn()
+            return
+        other = turns[k % streams]
+        other.wait_stream(stream)  # in order: after everything the capturing stream holds so far
+        with torch.cuda.stream(other):
+            fn()
+        stream.wait_stream(other)
+
     graphs = []
     with torch.cuda.stream(stream):
-        # One call of each on the capturing stream first: per-stream state (the serial split-K's
-        # tile counters, library workspaces) then exists before capture instead of inside it.
-        for side in sides:
-            for fn in side:
-                fn()
+        # One call of each on every stream first: per-stream state (the serial split-K's tile
+        # counters, library workspaces) then exists before capture instead of inside it.
+        for k in range(streams):
+            for side in sides:
+                for fn in side:
+                    call(fn, k)
         per_call = _per_call_seconds([side[0] for side in sides], stream, flush if flush_buffer is not None else None)
-        # Whole cycles through the copies: every call's previous use of its copy is `copies` calls back.
-        inner = copies * math.ceil(_choose_inner(per_call) / copies)
+        # Whole cycles through the copies (every call's previous use of its copy is `copies` calls
+        # back) and through the streams (each takes the same share of the calls).
+        cycle = math.lcm(copies, streams)
+        inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
         if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
             cooldown = 0.0
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
@@ -168,7 +206,7 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
                 for k in range(inner):
                     flush()
                     if side is not None:
-                        side[k % copies]()
+                        call(side[k % copies], k)
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     for g in graphs:  # the first replay uploads the graph
@@ -197,7 +235,7 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0) -> Timing:
             time.sleep(first.elapsed_time(last) / 1e3 * cooldown)
     torch.cuda.synchronize()
     per_call = [[s.elapsed_time(e) / 1e3 / inner for s, e in pairs] for pairs in events]
-    idle = f"+cooldown{cooldown:g}" if cooldown else ""
+    idle = (f"+{streams}-streams" if streams > 1 else "") + (f"+cooldown{cooldown:g}" if cooldown else "")
     if flush_buffer is None:
         method = f"cuda-graph+{copies}-rotating-copies" if copies > 1 else "cuda-graph (warm L2)"
         return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)

@@ -9,9 +9,11 @@ Evidence tool for the timing protocol, run on a GPU box:
 
 (`--cooldown X` adds X times each round's duration of idle after it; `--shift-mb N` holds N MiB of
 device memory first, so that the operands land on other physical memory: whether placement is
-what moves a cell between processes; `--counter-offset N` starts the serial split-K's tile
-counters N int32s further into their buffer, moving only them. The native kernels each process ran
-are recorded, and the report says where they differ.) Each `run` is
+what moves a cell between processes (shift by a few 2 MiB pages, e.g. 2, 6, 34: a multiple of 4 GiB
+keeps every address bit below 32); `--counter-offset N` starts the serial split-K's tile counters N
+int32s further into their buffer, moving only them; `--streams S` issues each replay's calls on S
+streams in turn (GEMMWATCH_STREAMS); `--cells` measures other cells. The native kernels each process
+ran are recorded, and the report says where they differ.) Each `run` is
 a separate process that measures the probe cells with the suites' code
 (benchmarks.measure.measure_cells, GEMMWATCH_COLD_L2=MODE, GEMMWATCH_COOLDOWN=X)
 and writes the per-cell medians and the SM clock before and after each cell;
@@ -69,8 +71,10 @@ def run(
     shift_mb: int = 0,
     counter_offset: int = 0,
     cells: list | None = None,
+    streams: int = 1,
 ) -> int:
     os.environ["GEMMWATCH_COLD_L2"] = mode
+    os.environ["GEMMWATCH_STREAMS"] = str(streams)
     os.environ["GEMMWATCH_COOLDOWN"] = str(cooldown)
     os.environ["GEMMWATCH_NATIVE_KERNELS"] = "1"  # GPU only: which cuBLAS kernels each process ran
     import torch
@@ -85,6 +89,8 @@ def run(
         # a run without it (a fresh process on an idle GPU otherwise gets the same placement).
         label += f"+shift{shift_mb}MiB"
         held = torch.empty(shift_mb << 20, dtype=torch.uint8, device="cuda" if torch.cuda.is_available() else "cpu")
+    if streams > 1:
+        label += f"+{streams}streams"
     if counter_offset:
         label += f"+counters{counter_offset}"
         offset_counters(counter_offset)
@@ -185,6 +191,8 @@ def main(argv=None) -> int:
                    help="start the serial split-K tile counters this many int32s into their buffer")  # fmt: skip
     r.add_argument("--cells", nargs="+", metavar="CELL",
                    help="measure these cells ('fp16 16x4096x4096') instead of the probe's set")  # fmt: skip
+    r.add_argument("--streams", type=int, default=1, metavar="S",
+                   help="issue each replay's calls in turn on S CUDA streams (GEMMWATCH_STREAMS)")  # fmt: skip
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
     args = parser.parse_args(argv)
@@ -194,6 +202,10 @@ def main(argv=None) -> int:
         parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
     if args.counter_offset < 0:
         parser.error(f"--counter-offset must be >= 0 (int32s into the counter buffer), got {args.counter_offset}")
+    from benchmarks.timing import MAX_STREAMS
+
+    if not 1 <= args.streams <= MAX_STREAMS:
+        parser.error(f"--streams must be in 1..{MAX_STREAMS}, got {args.streams}")
     cells = None
     if args.cells:
         from benchmarks.matrix import MatrixError, parse_cell
@@ -202,7 +214,7 @@ def main(argv=None) -> int:
             cells = [parse_cell(text)[1] for text in args.cells]
         except MatrixError as err:
             parser.error(f"--cells: {err}")
-    return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset, cells)
+    return run(args.mode, args.out, args.rounds, args.cooldown, args.shift_mb, args.counter_offset, cells, args.streams)
 
 
 if __name__ == "__main__":

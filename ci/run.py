@@ -368,13 +368,21 @@ def _write_context(context_dir: Path, result_file: Path, plan: RunPlan, elapsed:
 def check_measurement_knobs() -> None:
     """The suites' GEMMWATCH_* settings, read in every benchmark process: a bad value is refused
     here (ValueError naming the variable) rather than failing each suite inside asv."""
-    from benchmarks.measure import cell_order, cold_l2_method, cooldown, injected_slowdowns, rounds_from_env
+    from benchmarks.measure import (
+        cell_order,
+        cold_l2_method,
+        cooldown,
+        injected_slowdowns,
+        rounds_from_env,
+        timing_streams,
+    )
 
     rounds_from_env()
     cold_l2_method()
     cooldown()
     injected_slowdowns()
     cell_order()
+    timing_streams()
 
 
 def main(args) -> int:

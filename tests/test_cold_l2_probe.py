@@ -96,6 +96,12 @@ def test_a_negative_shift_is_refused():
     assert proc.returncode == 2 and "--shift-mb must be >= 0" in proc.stderr
 
 
+def test_a_stream_count_out_of_range_is_refused():
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
+                           "--streams", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "--streams must be in 1..16, got 0" in proc.stderr
+
+
 def test_an_unknown_cell_is_refused_by_name():
     proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
                            "--cells", "fp16 16x4096x4096", "fp17 8x8x8"], cwd=ROOT, capture_output=True, text=True,

@@ -100,6 +100,52 @@ def test_cooldown_is_read_from_the_environment_and_checked(monkeypatch):
         measure(lambda: None, rounds=1, cooldown=-0.5)
 
 
+def test_the_streams_knob_is_read_from_the_environment_and_checked(monkeypatch):
+    from benchmarks.measure import timing_streams
+
+    monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
+    assert timing_streams() == 1, "the default: the protocol of every recorded result"
+    monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
+    assert timing_streams() == 4
+    for bad in ("0", "17", "two", "-1", "1.5"):
+        monkeypatch.setenv("GEMMWATCH_STREAMS", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_STREAMS must be an integer in 1..16, got '{bad}'"):
+            timing_streams()
+    for bad in (0, 17, 2.0):
+        with pytest.raises(ValueError, match=f"streams must be an int in 1..16, got {bad!r}"):
+            measure(lambda: None, rounds=1, streams=bad)
+
+
+@pytest.mark.gpu
+def test_calls_spread_over_streams_stay_in_order_and_time_alike(gpu_to_itself):
+    # Serial split-K: per-stream tile counters, and its partial sums allocated in the graph. Spread
+    # over 4 streams each call still waits for the previous one (the sum is exact after the
+    # replays: no slice raced another), and the same kernel times the same either way.
+    import kernels
+    from targets import GemmConfig
+
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    a = torch.randn((16, 4096), device="cuda", generator=gen, dtype=torch.float16)
+    b = torch.randn((4096, 4096), device="cuda", generator=gen, dtype=torch.float16)
+    serial = GemmConfig(16, 64, 128, 4, 4, variant="splitk_serial", split_k=4)
+    out = torch.empty((16, 4096), device="cuda", dtype=torch.float16)
+    expected = kernels.matmul(a, b, config=GemmConfig(16, 64, 128, 4, 4, variant="splitk", split_k=4)).clone()
+
+    def fn():
+        kernels.matmul(a, b, config=serial, out=out)
+
+    def native():
+        torch.matmul(a, b)
+
+    spread = measure(fn, native, rounds=10, warmup=1, streams=4)
+    plain = measure(fn, native, rounds=10, warmup=1)
+    assert spread.method == "cuda-graph+l2-flush+4-streams" and plain.method == "cuda-graph+l2-flush"
+    assert spread.inner % 4 == 0
+    assert torch.equal(out, expected)
+    assert abs(spread.median(0) / plain.median(0) - 1) < 0.05, (spread.median(0), plain.median(0))
+    assert abs(spread.median(1) / plain.median(1) - 1) < 0.05, (spread.median(1), plain.median(1))
+
+
 @pytest.mark.gpu
 def test_a_cooldown_idles_between_rounds_and_is_recorded():
     import time
