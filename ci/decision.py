@@ -336,15 +336,26 @@ def compare(
     return result
 
 
+# How many between-run standard deviations (of the difference of two runs' offsets) a cell's change
+# may be away from its true value when `needs_recheck` decides: 2, about 95% of the offsets.
+RECHECK_NOISE_Z = 2.0
+
+
 def needs_recheck(comp: CellComparison) -> bool:
     """Whether the PR workflow measures this cell again side by side before deciding: every cell the
     comparison flagged (regressed, improved, noisy), and an unchanged one whose change is at least
-    half its threshold. Separate processes can differ by a few percent in one cell (the A/A runs in
+    half its threshold, or could be once its run-to-run noise (`comp.noise`, from history) is
+    allowed for. Separate processes can differ by a few percent in one cell (the A/A runs in
     docs/BENCHMARKS.md), which can hide a threshold-sized change as much as fake one; side by side
-    in one process that offset is gone, so the comparison picks the candidates and the recheck decides."""
+    in one process that offset is gone, so the comparison picks the candidates and the recheck decides.
+    A cell whose runs are known to move by a few percent is therefore always rechecked."""
     if comp.verdict in (Verdict.REGRESSED, Verdict.IMPROVED, Verdict.NOISY):
         return True
-    return comp.verdict == Verdict.UNCHANGED and comp.change is not None and abs(comp.change) >= comp.threshold / 2
+    if comp.verdict != Verdict.UNCHANGED or comp.change is None:
+        return False
+    # Two runs, each with its own offset: their difference has sqrt(2) times one run's spread.
+    hidden = RECHECK_NOISE_Z * math.sqrt(2) * math.expm1(comp.noise) if comp.noise else 0.0
+    return abs(comp.change) + hidden >= comp.threshold / 2
 
 
 def _widen(comp: CellComparison, confidence: float) -> None:

@@ -200,6 +200,27 @@ def test_history_noise_turns_a_cross_run_shift_into_noisy(tmp_path):
     assert next(c for c in big.cells if c.cell == cell).verdict == Verdict.REGRESSED
 
 
+def test_a_cell_known_to_move_between_runs_is_always_rechecked(tmp_path):
+    # Its runs stand ~0.45% apart (history): not enough to call it noisy (its widened interval stays
+    # inside +-2%), but two runs' offsets can then differ by over 1%, enough to hide half a
+    # threshold; it goes to the side-by-side recheck. Quiet cells only when they moved.
+    from ci.decision import between_run_noise, needs_recheck
+
+    rng = np.random.default_rng(4)
+    cell = "fp16 16x4096x4096"
+    history = []
+    for i, factor in enumerate([1.0, 1.0045, 1.0, 1.0045, 1.0]):
+        history.append(load(write_results(tmp_path / f"h{i}.json", f"{i:040d}", _matrix(rng, shift={cell: factor}))))
+    noise = between_run_noise(history)
+    base, head = _pair(tmp_path, _matrix(rng), _matrix(rng))
+    cells = {c.cell: c for c in compare(base, head, noise=noise).cells}
+    assert cells[cell].verdict == Verdict.UNCHANGED and abs(cells[cell].change) < 0.005, cells[cell].change
+    assert needs_recheck(cells[cell])
+    assert not [name for name, c in cells.items() if name != cell and needs_recheck(c)]
+    without = {c.cell: c for c in compare(base, head).cells}
+    assert not needs_recheck(without[cell])
+
+
 def test_measured_cells_leave_out_skipped_and_failed_ones(tmp_path):
     rng = np.random.default_rng(0)
     path = write_results(tmp_path / "r.json", "a" * 40, {
