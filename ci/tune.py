@@ -258,6 +258,9 @@ def main(args) -> int:
             continue
         key = entry.pop("key")
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        earlier = earlier_results(lib.entries.get(key), entry)
+        if earlier:
+            entry["earlier"] = earlier
         lib.entries[key] = entry
         lib.save(path)  # after every cell: an interrupted tune keeps what it measured
         speed = entry["speedup_over_native"]
@@ -282,6 +285,24 @@ def main(args) -> int:
     lib.save(path)
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
     return 1 if failures else 0
+
+
+def earlier_results(old: dict | None, new: dict) -> dict:
+    """The negative results of the entry a re-tune replaces that the new one does not repeat, so a
+    narrower re-tune does not erase what a wider one found: {config: {"time_ms" or "failed", "measured"}},
+    the earlier entry's own `earlier` included (a config measured again is dropped: its new figure stands)."""
+    if not old:
+        return {}
+    again = set(new.get("tried", {})) | set(new.get("failed", {}))
+    when = old.get("measured")
+    kept = {c: r for c, r in (old.get("earlier") or {}).items() if c not in again}
+    for cfg, ms in (old.get("tried") or {}).items():
+        if cfg not in again:
+            kept[cfg] = {"time_ms": ms, "measured": when}
+    for cfg, reason in (old.get("failed") or {}).items():
+        if cfg not in again:
+            kept[cfg] = {"failed": reason, "measured": when}
+    return dict(sorted(kept.items()))
 
 
 def library_diff(old: dict, new: dict) -> str:

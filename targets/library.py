@@ -4,7 +4,8 @@ One JSON file per (target, Triton version) under targets/tuned/, written by
 `gemmwatch tune`: for each problem bucket (operation, dtype, precision, layout,
 power-of-two M, N, K) the best config with its measured time and the native
 time, every config tried with its time, and the configs that failed to
-compile (negative results save the next search). The launcher reads it before
+compile (negative results save the next search), and under `earlier` those of
+the entries a re-tune replaced that it did not time again (dated). The launcher reads it before
 autotuning, so runs that have an entry time no candidates (stable, fast).
 An entry measured with another Triton version is reported, never used.
 """

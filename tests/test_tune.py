@@ -153,7 +153,14 @@ def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
     ranked = candidate_configs(spec, "fp16", 64, 64, 64)
     incumbent = ranked[-1]
     key = "matmul|fp16|-|rowrow|64x64x64"
-    lib = library.Library("cpu-interpreter", triton.__version__, entries={key: {"config": incumbent.as_dict()}})
+    earlier = {  # what a wider tune found before: kept beside the new figures unless measured again
+        "config": incumbent.as_dict(),
+        "measured": "2026-11-01T00:00:00+00:00",
+        "tried": {str(ranked[0]): 0.5, "BM512-BN512-BK64-w8-s3-g8": 0.9},
+        "failed": {"BM256-BN256-BK256-w8-s5-g8": "out of shared memory"},
+        "earlier": {"BM16-BN16-BK16-w1-s1-g1": {"time_ms": 2.0, "measured": "2026-10-01T00:00:00+00:00"}},
+    }
+    lib = library.Library("cpu-interpreter", triton.__version__, entries={key: earlier})
     path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
     lib.save(path)
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--top-k", "1",
@@ -166,6 +173,11 @@ def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
     assert ("kept the incumbent" in proc.stdout) == (entry["config"] == incumbent.as_dict())
     if entry["config"] != incumbent.as_dict():
         assert entry["time_ms"] < entry["incumbent"]["time_ms"] * 0.99  # replaced only by a clear margin
+    assert entry["earlier"] == {
+        "BM16-BN16-BK16-w1-s1-g1": {"time_ms": 2.0, "measured": "2026-10-01T00:00:00+00:00"},
+        "BM256-BN256-BK256-w8-s5-g8": {"failed": "out of shared memory", "measured": "2026-11-01T00:00:00+00:00"},
+        "BM512-BN512-BK64-w8-s3-g8": {"time_ms": 0.9, "measured": "2026-11-01T00:00:00+00:00"},
+    }  # (ranked[0] was timed again: its new figure is in "tried")
 
 
 def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
