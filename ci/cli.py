@@ -165,6 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--trials", type=int, default=100, help="simulated PR runs per scenario (default 100)")
     sim.add_argument("--slowdown", type=float, nargs="*", default=[0.02, 0.05], help="injected slowdowns")
     sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--json", metavar="PATH",
+                     help="also write the figures, with every cell's detection rate per slowdown, as JSON here")  # fmt: skip
     sim.add_argument(
         "--history", nargs="+", metavar="RESULT.json", help="earlier runs to estimate run-to-run noise from"
     )

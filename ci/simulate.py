@@ -25,6 +25,8 @@ from __future__ import annotations
 import collections
 import copy
 import fnmatch
+import json
+import os
 import sys
 
 import numpy as np
@@ -180,6 +182,9 @@ def main(args) -> int:
             print(f"gemmwatch simulate: --cells {' '.join(args.cells)}: no cell of {args.files[0]} matches "
                   "(patterns match 'Suite cell' names, e.g. 'Matmul fp16 *' or '* fp8_e4m3 *')", file=sys.stderr)  # fmt: skip
             return 2
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        print(f"gemmwatch simulate: --json {args.json}: no such directory to write it in", file=sys.stderr)
+        return 2
     noise = None
     if args.history:
         from ci.compare import history_noise
@@ -232,4 +237,27 @@ def main(args) -> int:
             f"{d['cells_always_detected']}/{d['cells']} cells detected in every trial, "
             f"{sum(r >= 0.95 for r in rates.values())} in >= 95%; least detected: {least}"
         )
+    if args.json:
+        summary = {
+            "trials": report["trials"],
+            "runs": list(args.files),
+            "history": list(args.history or []),
+            "recheck": list(args.recheck or []),
+            "aa": {
+                "false_alarms": int(sum(alerts)),
+                "per_100_runs": 100 * sum(alerts) / len(alerts),
+                "by_cell": dict(report["aa_alert_cells"].most_common()),
+                "rechecked_per_run": float(np.mean(report["aa_flagged"])),
+            },
+            "detection": {
+                f"{slowdown:g}": {"rate": d["rate"], "per_cell_rate": dict(sorted(d["per_cell_rate"].items()))}
+                for slowdown, d in report["detection"].items()
+            },
+        }
+        try:
+            with open(args.json, "w") as f:
+                json.dump(summary, f, indent=1)
+        except OSError as err:
+            print(f"gemmwatch simulate: --json {args.json}: {err.strerror}", file=sys.stderr)
+            return 2
     return 0

@@ -61,6 +61,24 @@ def test_a_cross_run_shift_alarms_unless_the_machines_history_knows_it(tmp_path)
     assert alarms >= 10 and "no --history run is of h200 with Triton 3.6.0" in out
 
 
+def test_every_cells_detection_rate_can_be_written_as_json(tmp_path):
+    import json
+
+    rng = np.random.default_rng(1)
+    runs = [_run(tmp_path / f"r{i}.json", rng) for i in range(2)]
+    _, detected, _ = simulate(*runs, "--json", tmp_path / "sim.json")
+    report = json.loads((tmp_path / "sim.json").read_text())
+    assert report["trials"] == 20 and report["aa"]["false_alarms"] == 0
+    assert set(report["detection"]) == {"0.02", "0.05"}
+    rates = report["detection"]["0.05"]["per_cell_rate"]
+    assert len(rates) == 6 and all(r == 1.0 for r in rates.values())
+    assert abs(100 * report["detection"]["0.02"]["rate"] - detected[2]) < 0.06  # (printed to 0.1%)
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", *map(str, runs), "--trials", "2", "--json",
+                           str(tmp_path / "no" / "such" / "dir.json")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 2 and "--json" in proc.stderr and "no such directory" in proc.stderr
+
+
 def test_simulate_needs_two_runs(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cli", "simulate", str(_run(tmp_path / "r.json",
                            np.random.default_rng(3)))], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
