@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -116,14 +117,17 @@ def run(
     return 0
 
 
-def report(files: list[str]) -> int:
+def report(files: list[str], pool_shifts: bool = False) -> int:
+    """`pool_shifts`: processes that differ only by --shift-mb count as one setting, so its CV
+    columns are the spread across placements (e.g. with and without --streams)."""
     by_mode: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for path in files:
         with open(path) as f:
             data = json.load(f)
+        mode = re.sub(r"\+shift\d+MiB", "", data["mode"]) if pool_shifts else data["mode"]
         for cell, row in data["cells"].items():
             if "error" not in row:
-                by_mode[data["mode"]][cell].append(row)
+                by_mode[mode][cell].append(row)
     print(
         f"{'cell':<26} {'method':<16} {'n':>2} {'ratio CV':>9} {'triton CV':>9} {'native CV':>9}  ratio median"
         "  SM MHz before-after (per run)"
@@ -195,9 +199,11 @@ def main(argv=None) -> int:
                    help="issue each replay's calls in turn on S CUDA streams (GEMMWATCH_STREAMS)")  # fmt: skip
     p = sub.add_parser("report")
     p.add_argument("files", nargs="+")
+    p.add_argument("--pool-shifts", action="store_true",
+                   help="count processes that differ only by --shift-mb as one setting (CV across placements)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.command == "report":
-        return report(args.files)
+        return report(args.files, args.pool_shifts)
     if args.shift_mb < 0:
         parser.error(f"--shift-mb must be >= 0 (MiB of device memory to hold), got {args.shift_mb}")
     if args.counter_offset < 0:

@@ -66,6 +66,18 @@ def test_one_process_per_setting_is_reported_with_the_change_between_settings(tm
         ["fp16", "16x4096x4096", "flush+shift4096MiB", "1", "-", "-", "-"],
     ]
     assert between.splitlines()[1] == "fp16 16x4096x4096          flush+shift4096MiB: +2.00% / +0.00% / +2.00%"
+    # Placements pooled: the shifted and unshifted processes of each --streams setting as one.
+    write("c.json", "flush+4streams", 15.0e-6, 16.0e-6)
+    write("d.json", "flush+4streams+shift6MiB", 15.03e-6, 16.0e-6)
+    proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "report", "--pool-shifts",
+                           *(str(tmp_path / f"{n}.json") for n in "abcd")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.split("\n\n")[0].splitlines()[1:]]
+    assert [r[:6] for r in rows] == [
+        ["fp16", "16x4096x4096", "flush", "2", "1.40%", "1.40%"],
+        ["fp16", "16x4096x4096", "flush+4streams", "2", "0.14%", "0.14%"],
+    ]
 
 
 def test_a_shifted_run_is_its_own_setting_and_differing_native_kernels_are_told(tmp_path):
@@ -138,3 +150,25 @@ def test_offset_counters_move_only_the_counters_and_keep_serial_split_k_exact(mo
     proc = subprocess.run([sys.executable, "-m", "ci.cold_l2_probe", "run", "--mode", "flush", "--out", "x.json",
                            "--counter-offset", "-4"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and "--counter-offset must be >= 0" in proc.stderr
+
+
+def test_the_placement_script_pools_each_streams_setting_over_its_shifts(tmp_path):
+    # The pipeline of ci/gpu_placement_probe.sh in the interpreter (its timings mean nothing here):
+    # one process per (streams, shift), then the pooled report, one row per streams setting.
+    env = {**os.environ, "TRITON_INTERPRET": "1", "CELLS": "fp16 16x32x32", "SHIFTS": "0 2", "STREAMS": "1 2",
+           "ROUNDS": "2", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}  # fmt: skip
+    proc = subprocess.run(["bash", "ci/gpu_placement_probe.sh", str(tmp_path), "600"], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [
+        "s1-shift0.json", "s1-shift2.json", "s2-shift0.json", "s2-shift2.json",
+    ]  # fmt: skip
+    assert json.loads((tmp_path / "s2-shift2.json").read_text())["mode"] == "flush+shift2MiB+2streams"
+    rows = [line.split() for line in (tmp_path / "report.txt").read_text().split("\n\n")[0].splitlines()[1:]]
+    assert [r[:4] for r in rows] == [["fp16", "16x32x32", "flush", "2"], ["fp16", "16x32x32", "flush+2streams", "2"]]
+    # Past the deadline nothing starts, and that is said.
+    late = tmp_path / "late"
+    proc = subprocess.run(["bash", "ci/gpu_placement_probe.sh", str(late), "10"], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=120)  # fmt: skip
+    assert proc.returncode == 0 and not list(late.glob("*.json"))
+    assert (late / "steps.txt").read_text().splitlines()[0] == "s1-shift0: skipped, deadline"
