@@ -95,7 +95,7 @@ def slowed(side, fraction: float):
     cycles = max(1, round((fraction * base - fixed) / per_cycle))
     expected = (fixed + per_cycle * cycles) / base
     wrapped = [functools.partial(spin_after, fn, cycles) for fn in fns]
-    return (wrapped if isinstance(side, list) else wrapped[0]), expected
+    return (type(side)(wrapped) if isinstance(side, list) else wrapped[0]), expected
 
 
 # How every call is made to read cold from HBM: "flush" (default): an L2 flush captured before
@@ -146,20 +146,60 @@ def timing_streams() -> int:
     return int(raw)
 
 
-def timed_sides(prep: Prepared, device: str, l2_bytes: int, calls: list) -> list:
+# Operand copies a placement-sensitive cell's replays cycle through (timing.Placements): on the
+# H200, eight cut the spread of decode cells across fresh placements from 0.5-1.2% to 0.2-0.5%
+# (ratio CV, docs/BENCHMARKS.md).
+PLACEMENTS = 8
+# The copies may take at most this share of the device's memory (otherwise one placement).
+PLACEMENTS_MEMORY_SHARE = 0.25
+
+
+def placement_sensitive(prep: Prepared, spec) -> bool:
+    """Whether where the cell's operands lie moves its time: memory-bound by the chip's roofline
+    (reading and writing the operands once takes longer than the FLOPs at peak), or small enough
+    to fit in the L2 (a few microseconds, where the L2 slices the lines land in show). Decided from
+    the cell and the TargetSpec alone, so every run of a cell times it the same way."""
+    if prep.footprint_bytes <= spec.l2_bytes:
+        return True
+    peak = spec.peak_tflops.get(_peak_name(prep.cell.dtype))
+    if not spec.mem_bandwidth_gbs or not peak:
+        return False
+    cell = prep.cell
+    memory_s = prep.footprint_bytes / (spec.mem_bandwidth_gbs * 1e9)
+    return memory_s >= 2.0 * cell.M * cell.N * cell.K / (peak * 1e12)
+
+
+def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
     """The arguments of `timing.measure` for `calls` (functions of an operand tuple, see
-    `Prepared.operand_copies`; None = the prepared operands): per call a list over rotating
-    copies, or on the CPU, with GEMMWATCH_COLD_L2=flush, or for footprints too small to
-    rotate, a single callable (cold by the L2 flush)."""
-    copies = 0
-    if device == "cuda" and cold_l2_method() == "rotate":
+    `Prepared.operand_copies`; None = the prepared operands). With GEMMWATCH_COLD_L2=rotate, per
+    call a list over rotating copies (no flush), where the footprint allows; else, on the GPU, for
+    a `placement_sensitive` cell, per call `timing.Placements` over PLACEMENTS flushed copies; else
+    (and always on the CPU) a single callable, cold by the L2 flush."""
+    from benchmarks.timing import Placements
+
+    if device != "cuda":
+        return [functools.partial(call, None) for call in calls]
+    if cold_l2_method() == "rotate":
         from benchmarks.timing import rotating_copies
 
-        copies = rotating_copies(prep.footprint_bytes, l2_bytes)
-    if not copies:
+        copies = rotating_copies(prep.footprint_bytes, spec.l2_bytes)
+        if copies:
+            operands = prep.operand_copies(copies)
+            return [[functools.partial(call, ops) for ops in operands] for call in calls]
         return [functools.partial(call, None) for call in calls]
-    operands = prep.operand_copies(copies)
-    return [[functools.partial(call, ops) for ops in operands] for call in calls]
+    if (
+        placement_sensitive(prep, spec)
+        and PLACEMENTS * prep.footprint_bytes <= PLACEMENTS_MEMORY_SHARE * _device_memory()
+    ):
+        operands = prep.operand_copies(PLACEMENTS)
+        return [Placements(functools.partial(call, ops) for ops in operands) for call in calls]
+    return [functools.partial(call, None) for call in calls]
+
+
+def _device_memory() -> int:
+    import torch
+
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
 
 
 def cell_key(cell: Cell) -> str:
@@ -283,7 +323,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
         calls = [lambda ops: prep.triton(operands=ops)]
         if not result.native_note:
             calls.append(lambda ops: prep.native(operands=ops))
-        sides = timed_sides(prep, device, spec.l2_bytes, calls)
+        sides = timed_sides(prep, device, spec, calls)
         inject = injected_slowdowns().get(cell_key(cell))
         if inject and device == "cuda":
             sides[0], expected = slowed(sides[0], inject)

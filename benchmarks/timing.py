@@ -35,6 +35,15 @@ rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp
 8192^3). Short kernels never reach the cap, and idling before them only adds the
 clock's ramp-up to their rounds, so they keep running back to back.
 
+Where a cell's operands lie in memory moves short and memory-bound kernels: on the H200, the
+same decode cell timed on freshly allocated operands, eight times in one process, spread by
+0.5-1.2% (CV of the ratio; up to 2.5% from slowest to fastest), and that is what put whole-matrix
+runs of one commit 1-3% apart in those cells (each run's allocation history gives a cell its own
+placement). Such a cell's sides therefore come as `Placements`: the calls of a replay cycle
+through copies of the operands allocated apart, each call flushed as before, so a process's
+median spans several placements (eight: the spread across repetitions fell to 0.2-0.5%;
+docs/BENCHMARKS.md). Long compute-bound kernels do not move with placement and are timed on one.
+
 Per-process state a call reads and writes besides its operands, at one place for a whole
 process, can give each process its own offset: the split-K partial sums allocated in the graph
 (every call of a replay gets the same block), the serial split-K's tile counters and cuBLAS's
@@ -61,6 +70,7 @@ from dataclasses import dataclass
 MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
 MAX_STREAMS = 16
+FLUSH_KINDS = ("write", "read")
 # Calls shorter than this never get a cooldown (see the module docstring).
 COOLDOWN_MIN_CALL_SECONDS = 250e-6
 
@@ -85,6 +95,13 @@ class Timing:
         return statistics.median(self.ratios(i, j))
 
 
+class Placements(list):
+    """One side's callables over copies of its operands at different places in memory, each call
+    still preceded by the L2 flush: a replay cycles through them, so a process's median spans
+    several placements instead of the one its allocation history gave it (see the module
+    docstring)."""
+
+
 def _cuda_available() -> bool:
     import torch
 
@@ -99,12 +116,17 @@ def measure(
     l2_bytes: int | None = None,
     cooldown: float = 0.0,
     streams: int = 1,
+    stream=None,
+    flush_kind: str = "write",
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
     Each of `fns` is a callable, or a list of callables over rotating copies of
-    the operands (the same length for every side); with copies, no flush.
+    the operands (the same length for every side); with copies, no flush, unless
+    every side comes as `Placements` (then each call is flushed as a single one is).
     `streams`: the CUDA streams a replay's calls take in turn (see the module docstring).
+    `stream`: the CUDA stream to capture and replay on (default: a new one from torch's pool).
+    `flush_kind`: how the L2 flush evicts: "write" (zeroes twice the L2) or "read" (sums it).
     """
     if not fns:
         raise ValueError("measure needs at least one callable")
@@ -112,13 +134,19 @@ def measure(
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     if not (isinstance(cooldown, (int, float)) and 0 <= cooldown <= 100):
         raise ValueError(f"cooldown must be a number in 0..100 (idle time per round time), got {cooldown!r}")
+    if flush_kind not in FLUSH_KINDS:
+        raise ValueError(f"flush_kind must be one of {', '.join(FLUSH_KINDS)}, got {flush_kind!r}")
     if not (isinstance(streams, int) and 1 <= streams <= MAX_STREAMS):
         raise ValueError(f"streams must be an int in 1..{MAX_STREAMS}, got {streams!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
-    rotating = any(isinstance(fn, (list, tuple)) for fn in fns)
-    if rotating and (len(copies) != 1 or not all(isinstance(fn, (list, tuple)) for fn in fns) or 0 in copies):
-        raise ValueError(f"measure: rotating copies need the same number of callables on every side, got {copies}")
+    listed = [isinstance(fn, (list, tuple)) for fn in fns]
+    placed = [isinstance(fn, Placements) for fn in fns]
+    if any(listed) and (len(copies) != 1 or not all(listed) or 0 in copies):
+        raise ValueError(f"measure: operand copies need the same number of callables on every side, got {copies}")
+    if any(placed) and not all(placed):
+        raise ValueError("measure: Placements on one side need Placements on every side (flushed copies)")
+    rotating = any(listed) and not any(placed)
     for _ in range(warmup):  # compiles, autotunes, creates library handles
         for side in sides:
             for fn in side:
@@ -131,6 +159,8 @@ def measure(
             l2_bytes=l2_bytes,
             cooldown=cooldown,
             streams=streams,
+            stream=stream,
+            flush_kind=flush_kind,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -151,7 +181,9 @@ def _measure_host(sides, *, rounds) -> Timing:
     return Timing(samples, inner=1, method="host-clock (interpreter: not performance)")
 
 
-def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1) -> Timing:
+def _measure_cuda(
+    sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1, stream=None, flush_kind="write"
+) -> Timing:
     import torch
 
     copies = len(sides[0])
@@ -160,15 +192,19 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1)
         if l2_bytes is None:
             l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
         # Writing twice the L2's size evicts every line the previous kernel left.
-        flush_buffer = torch.empty(max(2 * l2_bytes, 1 << 20), dtype=torch.uint8, device="cuda")
+        flush_buffer = torch.zeros(max(2 * l2_bytes, 1 << 20) // 4, dtype=torch.float32, device="cuda")
 
     def flush():
-        if flush_buffer is not None:
+        if flush_buffer is None:
+            return
+        if flush_kind == "read":
+            flush_buffer.sum()
+        else:
             flush_buffer.zero_()
 
     torch.cuda.synchronize()
 
-    stream = torch.cuda.Stream()
+    stream = stream or torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     # The streams a replay's calls take in turn: the capturing one, and streams - 1 forked from it.
     turns = [stream] + [torch.cuda.Stream() for _ in range(streams - 1)]
@@ -241,7 +277,10 @@ def _measure_cuda(sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1)
         return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)
     flush_each = per_call.pop()
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
-    return Timing(samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + idle)
+    placed = f"+{copies}-placements" if copies > 1 else ""
+    return Timing(
+        samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + placed + idle
+    )
 
 
 def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int:

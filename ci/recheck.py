@@ -115,7 +115,7 @@ def recheck_cells(
     base_k, head_k = load_tree(base_tree), load_tree(head_tree)
     inject = injected_slowdowns()  # evidence runs: a calibrated slowdown of the head side (GPU only)
     device = "cuda" if torch.cuda.is_available() else "cpu"
-    l2_bytes = detect().l2_bytes
+    spec = detect()
     out = {}
     for i, (suite, cell) in enumerate(cells, 1):
         print(f"[recheck {i}/{len(cells)}] {suite} {cell.name}", file=sys.stderr, flush=True)
@@ -137,7 +137,7 @@ def recheck_cells(
             calls = [lambda ops, call=call: call(operands=ops) for call in calls]
             if prep.native_supported() is None:
                 calls.append(lambda ops, native=prep.native: native(operands=ops))
-            sides = timed_sides(prep, device, l2_bytes, calls)
+            sides = timed_sides(prep, device, spec, calls)
             if inject.get(cell.name) and device == "cuda":
                 sides[1], expected = slowed(sides[1], inject[cell.name])
                 entry["injected_slowdown"] = {"asked": inject[cell.name], "calibrated": expected}

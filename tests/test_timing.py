@@ -1,4 +1,5 @@
-"""The timing protocol's CPU-checkable parts: rotating operand copies instead of an L2 flush."""
+"""The timing protocol's CPU-checkable parts: operand copies (rotating instead of an L2 flush, or
+flushed placements), the knobs, and on a GPU the protocol itself."""
 
 import functools
 
@@ -6,9 +7,9 @@ import pytest
 import torch
 
 from benchmarks.cells import Cell, Prepared, relative_error
-from benchmarks.measure import cold_l2_method, measure_cell, timed_sides
-from benchmarks.timing import measure, rotating_copies
-from targets import detect
+from benchmarks.measure import PLACEMENTS, cold_l2_method, measure_cell, placement_sensitive, timed_sides
+from benchmarks.timing import Placements, measure, rotating_copies
+from targets import catalogue, detect
 
 MiB = 1 << 20
 
@@ -71,18 +72,66 @@ def test_operand_copies_are_equal_clones_with_the_same_strides(dtype, device):
 
 
 def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
+    import benchmarks.measure
+
+    spec = catalogue.H200
+    monkeypatch.setattr(benchmarks.measure, "_device_memory", lambda: 141 << 30)
     prep = Prepared(Cell("fp16", 16, 32, 32), device)
-    sides = timed_sides(prep, "cpu", 60 * MiB, [lambda ops: prep.triton(operands=ops)])
+    sides = timed_sides(prep, "cpu", spec, [lambda ops: prep.triton(operands=ops)])
     assert callable(sides[0]), "no copies in the interpreter"
     monkeypatch.delenv("GEMMWATCH_COLD_L2", raising=False)
     assert cold_l2_method() == "flush", "the default"
-    assert callable(timed_sides(prep, "cuda", 60 * MiB, [lambda ops: None])[0])
+    placed = timed_sides(prep, "cuda", spec, [lambda ops: ops, lambda ops: ops])
+    assert all(isinstance(side, Placements) and len(side) == PLACEMENTS for side in placed), "a small cell"
+    assert [fn() for fn in placed[0]] == [fn() for fn in placed[1]], "both sides call the same copies in turn"
+    assert len({fn()[1].data_ptr() for fn in placed[0]}) == PLACEMENTS, "each copy lies elsewhere"
+    monkeypatch.setattr(benchmarks.measure, "_device_memory", lambda: PLACEMENTS * prep.footprint_bytes)
+    assert callable(timed_sides(prep, "cuda", spec, [lambda ops: None])[0]), "copies over the memory share: one"
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
-    rotated = timed_sides(prep, "cuda", 4096, [lambda ops: ops])
+    small_l2 = spec.replace(l2_bytes=4096)
+    rotated = timed_sides(prep, "cuda", small_l2, [lambda ops: ops])
+    assert not isinstance(rotated[0], Placements)
     assert isinstance(rotated[0], list) and len(rotated[0]) == rotating_copies(prep.footprint_bytes, 4096)
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "evict")
     with pytest.raises(ValueError, match="GEMMWATCH_COLD_L2 must be 'rotate' or 'flush', got 'evict'"):
         cold_l2_method()
+
+
+class _Shape:
+    """What placement_sensitive reads of a Prepared cell, without allocating the operands."""
+
+    def __init__(self, dtype, M, N, K, element_bytes, out_bytes=2):
+        self.cell = Cell(dtype, M, N, K)
+        self.footprint_bytes = (M * K + K * N) * element_bytes + M * N * out_bytes
+
+
+@pytest.mark.parametrize(
+    "shape, sensitive",
+    [
+        (_Shape("fp16", 16, 4096, 4096, 2), True),  # decode: memory-bound
+        (_Shape("bf16", 128, 57344, 8192, 2), True),  # M = 128: still below the ridge, 1 GB of weights
+        (_Shape("fp16", 1024, 1024, 1024, 2), True),  # compute-bound, but a few microseconds in the L2
+        (_Shape("fp16", 4096, 4096, 4096, 2), False),  # 180 us of MMAs
+        (_Shape("fp8_e4m3", 4096, 57344, 8192, 1), False),
+        (_Shape("fp32-ieee", 3000, 5000, 1000, 4, 4), False),  # fp32 at 67 TFLOP/s: compute-bound
+    ],
+)
+def test_placement_copies_go_to_memory_bound_and_small_cells(shape, sensitive):
+    assert placement_sensitive(shape, catalogue.H200) is sensitive
+    unknown_bandwidth = catalogue.H200.replace(mem_bandwidth_gbs=None)
+    assert placement_sensitive(shape, unknown_bandwidth) is (shape.footprint_bytes <= unknown_bandwidth.l2_bytes)
+
+
+def test_placements_are_flushed_copies_on_every_side_or_none():
+    calls = []
+    sides = [Placements([lambda i=i, s=s: calls.append((s, i)) for i in range(2)]) for s in "ab"]
+    timing = measure(*sides, rounds=4, warmup=0)
+    assert calls == [(s, r % 2) for r in range(4) for s in ("ab" if r % 2 == 0 else "ba")]
+    assert timing.method.startswith("host-clock")
+    with pytest.raises(ValueError, match="Placements on one side need Placements on every side"):
+        measure(Placements([lambda: None] * 2), [lambda: None] * 2, rounds=1, warmup=0)
+    with pytest.raises(ValueError, match="same number of callables on every side"):
+        measure(Placements([lambda: None] * 2), lambda: None, rounds=1, warmup=0)
 
 
 def test_cooldown_is_read_from_the_environment_and_checked(monkeypatch):
@@ -178,6 +227,17 @@ def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
     assert result.inner % copies == 0 and min(result.triton_s) > 0 and min(result.native_s) > 0
     # The clock state around the cell's rounds is recorded with it (NVML).
     assert result.state_before["sm_clock_mhz"] > 0 and result.state_after["sm_clock_mhz"] > 0
+
+
+@pytest.mark.gpu
+def test_a_decode_cell_is_timed_over_flushed_placements_and_a_large_square_on_one(monkeypatch):
+    monkeypatch.delenv("GEMMWATCH_COLD_L2", raising=False)
+    decode = measure_cell(Cell("fp16", 16, 4096, 4096), rounds=5, device="cuda", spec=detect())
+    assert not decode.failed
+    assert decode.method == f"cuda-graph+l2-flush+{PLACEMENTS}-placements" and decode.flush_s > 0
+    assert decode.inner % PLACEMENTS == 0 and min(decode.triton_s) > 0 and min(decode.native_s) > 0
+    square = measure_cell(Cell("fp16", 4096, 4096, 4096), rounds=3, device="cuda", spec=detect())
+    assert square.method == "cuda-graph+l2-flush", square.method
 
 
 def test_the_compile_workers_can_be_stopped_and_come_back(monkeypatch):

@@ -1,0 +1,168 @@
+"""Which per-process state moves a cell: the same cells timed again and again in one process.
+
+Evidence tool for the timing protocol, run on a GPU box:
+
+    python3 -m ci.state_probe --out OUT/fresh.json --reps 8 --phases fresh \\
+        --cold-l2 write read write+copies --cells "fp16 16x4096x4096" "fp16 4096x4096x4096"
+
+Whole-matrix runs of one commit put some cells 1-3% apart (docs/BENCHMARKS.md) while short probe
+processes, whose history is short and always the same, agreed to 0.1%. Each repetition times
+every cell (Triton and native interleaved, `timing.measure`) under one phase:
+
+- "pool": on the next of torch's pooled CUDA streams (torch hands its 32 streams out in turn, so
+  in a whole run a cell's stream depends on how many were taken before it);
+- "fixed": on one stream and the same operands every time (the within-process baseline);
+- "shift": as "fixed", with memory held between the operands and the timing's own buffers (the
+  flush buffer, the graphs' pools), 2 MiB more each repetition;
+- "fresh": on newly allocated operands, after a small block that moves the small ones too;
+
+and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice
+the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
+"read+copies": `timing.Placements`). The report prints, per cell, phase and method, the spread of
+the Triton and native medians across repetitions and each repetition's figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+
+
+def _pool_index(handle: int, seen: dict[int, int]) -> int:
+    """The stream's place in the order the process first saw it (torch's pool hands them out in turn)."""
+    return seen.setdefault(handle, len(seen))
+
+
+PHASES = ("pool", "fixed", "shift", "fresh")
+COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies")
+FLUSHED_COPIES = 8
+
+
+def _sides(prep, cold_l2: str, l2_bytes: int):
+    """timing.measure's (Triton, native) sides and its flush arguments for one cold-L2 method."""
+    from benchmarks.timing import Placements, rotating_copies
+
+    kind, _, copies = cold_l2.partition("+")
+    if kind != "rotate" and not copies:
+        return (prep.triton, prep.native), {"flush_kind": kind}
+    if copies:  # flushed copies: the calls of a replay read operands at FLUSHED_COPIES places
+        operands, wrap, flush = prep.operand_copies(FLUSHED_COPIES), Placements, {"flush_kind": kind}
+    else:
+        operands, wrap, flush = prep.operand_copies(rotating_copies(prep.footprint_bytes, l2_bytes) or 2), list, {}
+    triton = wrap(lambda ops=ops: prep.triton(operands=ops) for ops in operands)
+    native = wrap(lambda ops=ops: prep.native(operands=ops) for ops in operands)
+    return (triton, native), flush
+
+
+def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write",)) -> int:
+    import torch
+
+    from benchmarks.cells import Prepared
+    from benchmarks.timing import measure
+
+    if not torch.cuda.is_available():
+        print("state_probe: needs a CUDA GPU (it times GPU streams)", file=sys.stderr)
+        return 2
+    l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
+    preps = []
+    for cell in cells:
+        prep = Prepared(cell, "cuda")
+        prep.triton()  # chooses (tuned library) and compiles
+        preps.append(prep)
+    torch.cuda.synchronize()
+    seen: dict[int, int] = {}
+    fixed = torch.cuda.Stream()
+    rows = []
+    for cold_l2 in cold_l2s:
+        for phase in phases:
+            for rep in range(reps):
+                # "shift": memory held after the operands and before the timing's own buffers (the
+                # flush buffer, the graphs' pools), a new 2 MiB more each repetition: those land
+                # elsewhere relative to the operands.
+                held = torch.empty((10 + 2 * rep) << 20, dtype=torch.uint8, device="cuda") if phase == "shift" else None
+                if phase == "fresh":
+                    # New operands each repetition, after a small block that moves the small ones
+                    # (<= 1 MiB: A, C and the like at M <= 16) within their 2 MiB segments too.
+                    held = torch.empty((1 + 97 * rep) << 10, dtype=torch.uint8, device="cuda")
+                    preps = [Prepared(cell, "cuda") for cell in cells]
+                for cell, prep in zip(cells, preps):
+                    stream = torch.cuda.Stream() if phase == "pool" else fixed
+                    sides, flush = _sides(prep, cold_l2, l2_bytes)
+                    timing = measure(*sides, rounds=rounds, stream=stream, **flush)
+                    rows.append(
+                        {
+                            "phase": f"{cold_l2}-{phase}",
+                            "rep": rep,
+                            "cell": cell.name,
+                            "stream": _pool_index(stream.cuda_stream, seen),
+                            "triton_s": timing.median(0),
+                            "native_s": timing.median(1),
+                            "ratio": timing.ratio_median(0, 1),
+                            "method": timing.method,
+                        }
+                    )
+                del held
+                print(f"[state_probe {cold_l2} {phase} {rep + 1}/{reps}]", file=sys.stderr)
+    with open(out, "w") as f:
+        json.dump({"rounds": rounds, "reps": reps, "rows": rows}, f)
+    return report(rows)
+
+
+def report(rows: list[dict]) -> int:
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+    phases = list(dict.fromkeys(r["phase"] for r in rows))
+    for cell in cells:
+        for phase in phases:
+            mine = [r for r in rows if r["cell"] == cell and r["phase"] == phase]
+            if not mine:
+                continue
+            tri = [r["triton_s"] for r in mine]
+            nat = [r["native_s"] for r in mine]
+
+            def cv(xs):
+                return 100 * statistics.stdev(xs) / statistics.fmean(xs) if len(xs) > 1 else 0.0
+
+            print(
+                f"{cell:<24} {phase:<13} reps {len(mine):>3}  Triton CV {cv(tri):.2f}% "
+                f"(min {min(tri) * 1e6:.2f} max {max(tri) * 1e6:.2f} us)  native CV {cv(nat):.2f}%"
+            )
+            print("   stream:Triton us/native us  " + " ".join(
+                f"{r['stream']}:{r['triton_s'] * 1e6:.2f}/{r['native_s'] * 1e6:.2f}" for r in mine
+            ))  # fmt: skip
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m ci.state_probe", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cells", nargs="+", required=True, metavar="CELL", help="e.g. 'fp16 16x4096x4096'")
+    parser.add_argument("--reps", type=int, default=32, help="repetitions per phase (default 32)")
+    parser.add_argument("--rounds", type=int, default=10, help="timing rounds per repetition (default 10)")
+    parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES),
+                        help="pool: a new pooled stream per timing; fixed: one stream; shift: one stream, "
+                        "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition")  # fmt: skip
+    parser.add_argument("--cold-l2", nargs="+", choices=COLD_L2, default=["write"],
+                        help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
+                        f"+copies: the flush, over {FLUSHED_COPIES} operand copies")  # fmt: skip
+    parser.add_argument("--out", help="write the rows as JSON here")
+    parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
+    args = parser.parse_args(argv)
+    if args.report:
+        with open(args.report) as f:
+            return report(json.load(f)["rows"])
+    if args.reps < 2 or args.rounds < 3:
+        parser.error(f"--reps must be >= 2 and --rounds >= 3, got {args.reps} and {args.rounds}")
+    if not args.out:
+        parser.error("--out is needed to run (where the rows go)")
+    from benchmarks.matrix import MatrixError, parse_cell
+
+    try:
+        cells = [parse_cell(text)[1] for text in args.cells]
+    except MatrixError as err:
+        parser.error(f"--cells: {err}")
+    return run(cells, args.reps, args.rounds, args.out, args.phases, args.cold_l2)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
