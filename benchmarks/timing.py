@@ -32,8 +32,10 @@ COOLDOWN_MIN_CALL_SECONDS: long
 compute-bound kernels (fp8 at M = 4096) draw the H200 into its power cap, its
 clock falling from 1980 to 1545 MHz within a cell, and with the idle time their
 rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp8
-8192^3). Short kernels never reach the cap, and idling before them only adds the
-clock's ramp-up to their rounds, so they keep running back to back.
+8192^3). The threshold was 250 us until the H200 showed 4096^3 fp16/bf16 cells (180 us) and
+fp8 4096x6144x4096 (150 us) in the power cap too (1980 -> 1605-1740 MHz within the cell, Triton
+time 1.5-3% apart between runs). Short kernels never reach the cap, and idling before them only
+adds the clock's ramp-up to their rounds, so they keep running back to back.
 
 Where a cell's operands lie in memory moves short and memory-bound kernels: on the H200, the
 same decode cell timed on freshly allocated operands, eight times in one process, spread by
@@ -72,7 +74,7 @@ MAX_INNER = 200
 MAX_STREAMS = 16
 FLUSH_KINDS = ("write", "read")
 # Calls shorter than this never get a cooldown (see the module docstring).
-COOLDOWN_MIN_CALL_SECONDS = 250e-6
+COOLDOWN_MIN_CALL_SECONDS = 100e-6
 
 
 @dataclass
@@ -297,7 +299,7 @@ def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int
     return copies if copies <= limit else 0
 
 
-def _per_call_seconds(fns, stream, flush=None, calls: int = 3) -> list[float]:
+def _per_call_seconds(fns, stream, flush=None, calls: int = 3, replays: int = 5) -> list[float]:
     """Each callable's GPU time per call: a CUDA graph of `calls` calls (each after `flush`,
     whose own graph's time is subtracted), replayed and timed.
 
@@ -305,7 +307,10 @@ def _per_call_seconds(fns, stream, flush=None, calls: int = 3) -> list[float]:
     whether a cooldown applies) is the same from run to run: estimated from eager calls,
     it was the host's launch rate for short kernels and jumped with any host hiccup (on
     the H200, 21 of 181 short cells timed with a cooldown in one run and not in another;
-    one 8 us cell's ratio moved 5% with it). Captured on `stream`, after a call of each.
+    one 8 us cell's ratio moved 5% with it). Each graph's time is the median of `replays`
+    replays: from one replay, the difference of two ~120 us graphs (three flushes with and
+    without the calls) put a 7 us cell's calls per replay at 144 in one run and 200 in the
+    next. Captured on `stream`, after a call of each.
     """
     import torch
 
@@ -318,12 +323,15 @@ def _per_call_seconds(fns, stream, flush=None, calls: int = 3) -> list[float]:
                 if fn is not None:
                     fn()
         g.replay()  # uploads the graph
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record(stream)
-        g.replay()
-        end.record(stream)
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3 / calls
+        seconds = []
+        for _ in range(replays):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record(stream)
+            g.replay()
+            end.record(stream)
+            end.synchronize()
+            seconds.append(start.elapsed_time(end) / 1e3 / calls)
+        return statistics.median(seconds)
 
     flush_seconds = graph_seconds(None) if flush is not None else 0.0
     return [max(graph_seconds(fn) - flush_seconds, 1e-7) for fn in fns]
