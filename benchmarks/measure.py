@@ -154,6 +154,16 @@ PLACEMENTS = 8
 PLACEMENTS_MEMORY_SHARE = 0.25
 
 
+def roofline_seconds(prep: Prepared, spec) -> tuple[float, float] | None:
+    """(seconds to move the cell's operands once at the memory bandwidth, seconds of its FLOPs
+    at peak) on the spec's chip; None when the spec lacks either figure."""
+    peak = spec.peak_tflops.get(_peak_name(prep.cell.dtype))
+    if not spec.mem_bandwidth_gbs or not peak:
+        return None
+    cell = prep.cell
+    return prep.footprint_bytes / (spec.mem_bandwidth_gbs * 1e9), 2.0 * cell.M * cell.N * cell.K / (peak * 1e12)
+
+
 def placement_sensitive(prep: Prepared, spec) -> bool:
     """Whether where the cell's operands lie moves its time: memory-bound by the chip's roofline
     (reading and writing the operands once takes longer than the FLOPs at peak), or small enough
@@ -161,12 +171,17 @@ def placement_sensitive(prep: Prepared, spec) -> bool:
     the cell and the TargetSpec alone, so every run of a cell times it the same way."""
     if prep.footprint_bytes <= spec.l2_bytes:
         return True
-    peak = spec.peak_tflops.get(_peak_name(prep.cell.dtype))
-    if not spec.mem_bandwidth_gbs or not peak:
-        return False
-    cell = prep.cell
-    memory_s = prep.footprint_bytes / (spec.mem_bandwidth_gbs * 1e9)
-    return memory_s >= 2.0 * cell.M * cell.N * cell.K / (peak * 1e12)
+    roofline = roofline_seconds(prep, spec)
+    return roofline is not None and roofline[0] >= roofline[1]
+
+
+def expected_call_seconds(prep: Prepared, spec) -> float | None:
+    """The cell's roofline time (the longer of its two `roofline_seconds`): what sets its calls
+    per replay and whether it gets a cooldown (timing.measure's `call_seconds`), the same in every
+    run. Kernels run slower than the roofline, so replays come out longer than the 1 ms aimed at,
+    never shorter. None without the spec's figures (then the timing estimates it)."""
+    roofline = roofline_seconds(prep, spec)
+    return max(roofline) if roofline else None
 
 
 def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
@@ -329,7 +344,13 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(*sides, rounds=rounds, cooldown=cooldown(), streams=timing_streams())
+        timing = measure(
+            *sides,
+            rounds=rounds,
+            cooldown=cooldown(),
+            streams=timing_streams(),
+            call_seconds=expected_call_seconds(prep, spec),
+        )
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

@@ -120,6 +120,7 @@ def measure(
     streams: int = 1,
     stream=None,
     flush_kind: str = "write",
+    call_seconds: float | None = None,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -129,6 +130,10 @@ def measure(
     `streams`: the CUDA streams a replay's calls take in turn (see the module docstring).
     `stream`: the CUDA stream to capture and replay on (default: a new one from torch's pool).
     `flush_kind`: how the L2 flush evicts: "write" (zeroes twice the L2) or "read" (sums it).
+    `call_seconds`: the expected GPU time of one call, which then sets the calls per replay and
+    whether a cooldown applies instead of a timed estimate: a figure derived from the problem
+    keeps both the same in every run (timed, a call near a boundary took 1 call per replay in one
+    run and 2 in the next, and its time moved 6% with it on the H200).
     """
     if not fns:
         raise ValueError("measure needs at least one callable")
@@ -136,6 +141,8 @@ def measure(
         raise ValueError(f"rounds must be >= 1, got {rounds}")
     if not (isinstance(cooldown, (int, float)) and 0 <= cooldown <= 100):
         raise ValueError(f"cooldown must be a number in 0..100 (idle time per round time), got {cooldown!r}")
+    if call_seconds is not None and not (isinstance(call_seconds, (int, float)) and call_seconds > 0):
+        raise ValueError(f"call_seconds must be a positive number of seconds, got {call_seconds!r}")
     if flush_kind not in FLUSH_KINDS:
         raise ValueError(f"flush_kind must be one of {', '.join(FLUSH_KINDS)}, got {flush_kind!r}")
     if not (isinstance(streams, int) and 1 <= streams <= MAX_STREAMS):
@@ -163,6 +170,7 @@ def measure(
             streams=streams,
             stream=stream,
             flush_kind=flush_kind,
+            call_seconds=call_seconds,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -184,7 +192,7 @@ def _measure_host(sides, *, rounds) -> Timing:
 
 
 def _measure_cuda(
-    sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1, stream=None, flush_kind="write"
+    sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1, stream=None, flush_kind="write", call_seconds=None
 ) -> Timing:
     import torch
 
@@ -231,7 +239,12 @@ def _measure_cuda(
             for side in sides:
                 for fn in side:
                     call(fn, k)
-        per_call = _per_call_seconds([side[0] for side in sides], stream, flush if flush_buffer is not None else None)
+        if call_seconds is None:
+            per_call = _per_call_seconds(
+                [side[0] for side in sides], stream, flush if flush_buffer is not None else None
+            )
+        else:
+            per_call = [call_seconds] * len(sides)
         # Whole cycles through the copies (every call's previous use of its copy is `copies` calls
         # back) and through the streams (each takes the same share of the calls).
         cycle = math.lcm(copies, streams)

@@ -2,12 +2,20 @@
 flushed placements), the knobs, and on a GPU the protocol itself."""
 
 import functools
+import math
 
 import pytest
 import torch
 
 from benchmarks.cells import Cell, Prepared, relative_error
-from benchmarks.measure import PLACEMENTS, cold_l2_method, measure_cell, placement_sensitive, timed_sides
+from benchmarks.measure import (
+    PLACEMENTS,
+    cold_l2_method,
+    expected_call_seconds,
+    measure_cell,
+    placement_sensitive,
+    timed_sides,
+)
 from benchmarks.timing import Placements, measure, rotating_copies
 from targets import catalogue, detect
 
@@ -120,6 +128,26 @@ def test_placement_copies_go_to_memory_bound_and_small_cells(shape, sensitive):
     assert placement_sensitive(shape, catalogue.H200) is sensitive
     unknown_bandwidth = catalogue.H200.replace(mem_bandwidth_gbs=None)
     assert placement_sensitive(shape, unknown_bandwidth) is (shape.footprint_bytes <= unknown_bandwidth.l2_bytes)
+
+
+def _roofline(cell):
+    return expected_call_seconds(Prepared(cell, "cpu", values=False), detect())
+
+
+def test_the_expected_call_time_is_the_roofline_of_the_chip():
+    h200 = catalogue.H200
+    decode = _Shape("fp16", 16, 4096, 4096, 2)
+    assert expected_call_seconds(decode, h200) == pytest.approx(decode.footprint_bytes / 4800e9)  # memory
+    square = _Shape("fp16", 4096, 4096, 4096, 2)
+    assert expected_call_seconds(square, h200) == pytest.approx(2 * 4096**3 / (h200.peak_tflops.get("fp16") * 1e12))
+    assert expected_call_seconds(square, h200.replace(mem_bandwidth_gbs=None)) is None, "timed instead"
+
+
+def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
+    for bad in (0, -1e-6, "1e-3"):
+        with pytest.raises(ValueError, match="call_seconds must be a positive number of seconds"):
+            measure(lambda: None, rounds=1, warmup=0, call_seconds=bad)
+    assert len(measure(lambda: None, rounds=2, warmup=0, call_seconds=1e-5).samples[0]) == 2
 
 
 def test_placements_are_flushed_copies_on_every_side_or_none():
@@ -237,7 +265,9 @@ def test_a_decode_cell_is_timed_over_flushed_placements_and_a_large_square_on_on
     assert decode.method == f"cuda-graph+l2-flush+{PLACEMENTS}-placements" and decode.flush_s > 0
     assert decode.inner % PLACEMENTS == 0 and min(decode.triton_s) > 0 and min(decode.native_s) > 0
     square = measure_cell(Cell("fp16", 4096, 4096, 4096), rounds=3, device="cuda", spec=detect())
-    assert square.method == "cuda-graph+l2-flush", square.method
+    assert square.method.startswith("cuda-graph+l2-flush") and "placements" not in square.method, square.method
+    # The calls per replay follow the roofline estimate, not a timed one (the same in every run).
+    assert decode.inner == PLACEMENTS * math.ceil(round(1e-3 / _roofline(Cell("fp16", 16, 4096, 4096))) / PLACEMENTS)
 
 
 def test_the_compile_workers_can_be_stopped_and_come_back(monkeypatch):
