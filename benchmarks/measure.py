@@ -133,7 +133,7 @@ def cooldown() -> float:
 
 # The CUDA streams each replay's calls take in turn (timing.measure's `streams`): > 1 spreads the
 # per-stream and per-call scratch of a process over that many places. Default 1, the protocol of
-# every recorded result; an experiment until measured (docs/BENCHMARKS.md).
+# every recorded result; an experiment, measured on the H200 as no remedy (docs/BENCHMARKS.md).
 ENV_STREAMS = "GEMMWATCH_STREAMS"
 
 

@@ -52,9 +52,10 @@ process, can give each process its own offset: the split-K partial sums allocate
 workspace (one per stream). With `streams` = S > 1 the calls of a replay are issued in turn on S
 streams joined into the capture (still one after another: each waits for the previous), so a
 replay spreads over S of each, and a process's median over S placements (the joins between the
-streams cost both sides alike; the flushes' graph has none). An experiment: on the
-H200 split-K cells moved by 2-4% between whole-matrix runs and not between short probe processes
-(docs/BENCHMARKS.md); 1 (the default) is the protocol of every recorded result.
+streams cost both sides alike; the flushes' graph has none). An experiment, measured on the
+H200: no remedy (4 streams moved native times by up to 5%, the joins; what moved the split-K
+cells between runs was the operands' placement, above; docs/BENCHMARKS.md); 1 (the default) is
+the protocol of every recorded result.
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
