@@ -177,11 +177,30 @@ def placement_sensitive(prep: Prepared, spec) -> bool:
 
 def expected_call_seconds(prep: Prepared, spec) -> float | None:
     """The cell's roofline time (the longer of its two `roofline_seconds`): what sets its calls
-    per replay and whether it gets a cooldown (timing.measure's `call_seconds`), the same in every
-    run. Kernels run slower than the roofline, so replays come out longer than the 1 ms aimed at,
-    never shorter. None without the spec's figures (then the timing estimates it)."""
+    per replay and whether it gets a cooldown (`timing_plan`), the same in every run. Kernels run
+    slower than the roofline, so replays come out longer than the 1 ms aimed at, never shorter.
+    None without the spec's figures (then the timing estimates it)."""
     roofline = roofline_seconds(prep, spec)
     return max(roofline) if roofline else None
+
+
+# The cooldown goes to cells whose roofline time is at least this. On the H200 the default
+# matrix's calls ran at 1.2-3.2x their roofline time (median 1.7; docs/BENCHMARKS.md), and the
+# cells the power cap moved were the compute-bound ones of >= 100 us per call: fp8 4096x3584x3584
+# (roofline 53 us, 109 us per call) and fp8 4096^3 (69 us, 123 us) had a Triton-time CV of 0.03-0.10%
+# across runs with a cooldown and 0.55-2.2% without.
+COOLDOWN_MIN_ROOFLINE_SECONDS = 50e-6
+
+
+def timing_plan(prep: Prepared, spec) -> dict:
+    """timing.measure's `call_seconds` and `cooldown` for the cell: its roofline time, and the
+    GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
+    figures, timing.measure decides from its own estimate)."""
+    expected = expected_call_seconds(prep, spec)
+    idle = cooldown()
+    if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
+        idle = 0.0
+    return {"call_seconds": expected, "cooldown": idle}
 
 
 def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
@@ -344,13 +363,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(
-            *sides,
-            rounds=rounds,
-            cooldown=cooldown(),
-            streams=timing_streams(),
-            call_seconds=expected_call_seconds(prep, spec),
-        )
+        timing = measure(*sides, rounds=rounds, streams=timing_streams(), **timing_plan(prep, spec))
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

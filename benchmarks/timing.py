@@ -34,8 +34,9 @@ clock falling from 1980 to 1545 MHz within a cell, and with the idle time their
 rounds run at full clock (on the H200, cross-process ratio CV 4.6% -> 0.1% at fp8
 8192^3). The threshold was 250 us until the H200 showed 4096^3 fp16/bf16 cells (180 us) and
 fp8 4096x6144x4096 (150 us) in the power cap too (1980 -> 1605-1740 MHz within the cell, Triton
-time 1.5-3% apart between runs). Short kernels never reach the cap, and idling before them only
-adds the clock's ramp-up to their rounds, so they keep running back to back.
+time 1.5-3% apart between runs); the suites pass the cells' roofline times and choose the cells
+themselves (benchmarks.measure.timing_plan). Short kernels never reach the cap, and idling before
+them only adds the clock's ramp-up to their rounds, so they keep running back to back.
 
 Where a cell's operands lie in memory moves short and memory-bound kernels: on the H200, the
 same decode cell timed on freshly allocated operands, eight times in one process, spread by
@@ -131,10 +132,11 @@ def measure(
     `streams`: the CUDA streams a replay's calls take in turn (see the module docstring).
     `stream`: the CUDA stream to capture and replay on (default: a new one from torch's pool).
     `flush_kind`: how the L2 flush evicts: "write" (zeroes twice the L2) or "read" (sums it).
-    `call_seconds`: the expected GPU time of one call, which then sets the calls per replay and
-    whether a cooldown applies instead of a timed estimate: a figure derived from the problem
-    keeps both the same in every run (timed, a call near a boundary took 1 call per replay in one
-    run and 2 in the next, and its time moved 6% with it on the H200).
+    `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
+    instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
+    calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
+    from the problem keeps both the same in every run (timed, a call near a boundary took 1 call
+    per replay in one run and 2 in the next, and its time moved 6% with it on the H200).
     """
     if not fns:
         raise ValueError("measure needs at least one callable")
@@ -244,14 +246,14 @@ def _measure_cuda(
             per_call = _per_call_seconds(
                 [side[0] for side in sides], stream, flush if flush_buffer is not None else None
             )
-        else:
+            if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
+                cooldown = 0.0
+        else:  # the caller's figure; its `cooldown` is then applied as given
             per_call = [call_seconds] * len(sides)
         # Whole cycles through the copies (every call's previous use of its copy is `copies` calls
         # back) and through the streams (each takes the same share of the calls).
         cycle = math.lcm(copies, streams)
         inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
-        if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
-            cooldown = 0.0
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g, stream=stream):

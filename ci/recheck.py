@@ -107,7 +107,7 @@ def recheck_cells(
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
-    from benchmarks.measure import cooldown, expected_call_seconds, injected_slowdowns, slowed, timed_sides
+    from benchmarks.measure import cooldown, injected_slowdowns, slowed, timed_sides, timing_plan
     from benchmarks.timing import measure
     from ci.decision import Verdict
     from targets import detect
@@ -143,11 +143,9 @@ def recheck_cells(
                 entry["injected_slowdown"] = {"asked": inject[cell.name], "calibrated": expected}
             name = f"{suite} {cell.name}"
             if device == "cuda":
-                call = expected_call_seconds(prep, spec)  # calls per replay and cooldown, as the runs chose them
+                plan = timing_plan(prep, spec)  # calls per replay and cooldown, as the runs chose them
                 samples, verdict = decided_rounds(
-                    lambda n, sides=sides, call=call: measure(
-                        *sides, rounds=n, cooldown=cooldown(), call_seconds=call
-                    ).samples,
+                    lambda n, sides=sides, plan=plan: measure(*sides, rounds=n, **plan).samples,
                     lambda s, name=name: decide(s[0], s[1], name, settings), rounds, max_rounds or rounds,
                 )  # fmt: skip
             else:

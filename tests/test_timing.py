@@ -143,6 +143,21 @@ def test_the_expected_call_time_is_the_roofline_of_the_chip():
     assert expected_call_seconds(square, h200.replace(mem_bandwidth_gbs=None)) is None, "timed instead"
 
 
+def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
+    from benchmarks.measure import COOLDOWN_MIN_ROOFLINE_SECONDS, timing_plan
+
+    monkeypatch.setenv("GEMMWATCH_COOLDOWN", "2")
+    h200 = catalogue.H200
+    fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
+    plan = timing_plan(fp8_square, h200)
+    assert plan == {"call_seconds": expected_call_seconds(fp8_square, h200), "cooldown": 2.0}
+    assert plan["call_seconds"] >= COOLDOWN_MIN_ROOFLINE_SECONDS
+    decode = _Shape("fp16", 16, 4096, 4096, 2)
+    assert timing_plan(decode, h200) == {"call_seconds": expected_call_seconds(decode, h200), "cooldown": 0.0}
+    # Without the chip's figures the timing decides from its own estimate: the cooldown is passed on.
+    assert timing_plan(decode, h200.replace(mem_bandwidth_gbs=None)) == {"call_seconds": None, "cooldown": 2.0}
+
+
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
     for bad in (0, -1e-6, "1e-3"):
         with pytest.raises(ValueError, match="call_seconds must be a positive number of seconds"):
