@@ -209,25 +209,24 @@ def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
     call a list over rotating copies (no flush), where the footprint allows; else, on the GPU, for
     a `placement_sensitive` cell, per call `timing.Placements` over PLACEMENTS flushed copies; else
     (and always on the CPU) a single callable, cold by the L2 flush."""
-    from benchmarks.timing import Placements
+    from benchmarks.timing import Placements, rotating_copies
 
+    single = [functools.partial(call, None) for call in calls]
     if device != "cuda":
-        return [functools.partial(call, None) for call in calls]
+        return single
     if cold_l2_method() == "rotate":
-        from benchmarks.timing import rotating_copies
-
         copies = rotating_copies(prep.footprint_bytes, spec.l2_bytes)
-        if copies:
-            operands = prep.operand_copies(copies)
-            return [[functools.partial(call, ops) for ops in operands] for call in calls]
-        return [functools.partial(call, None) for call in calls]
+        if not copies:
+            return single
+        operands = prep.operand_copies(copies)
+        return [[functools.partial(call, ops) for ops in operands] for call in calls]
     if (
         placement_sensitive(prep, spec)
         and PLACEMENTS * prep.footprint_bytes <= PLACEMENTS_MEMORY_SHARE * _device_memory()
     ):
         operands = prep.operand_copies(PLACEMENTS)
         return [Placements(functools.partial(call, ops) for ops in operands) for call in calls]
-    return [functools.partial(call, None) for call in calls]
+    return single
 
 
 def _device_memory() -> int:

@@ -75,7 +75,8 @@ MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
 MAX_STREAMS = 16
 FLUSH_KINDS = ("write", "read")
-# Calls shorter than this never get a cooldown (see the module docstring).
+# Calls timed shorter than this get no cooldown (see the module docstring); a caller that passes
+# `call_seconds` decides itself.
 COOLDOWN_MIN_CALL_SECONDS = 100e-6
 
 
@@ -295,9 +296,9 @@ def _measure_cuda(
         return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)
     flush_each = per_call.pop()
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
-    placed = f"+{copies}-placements" if copies > 1 else ""
+    placements = f"+{copies}-placements" if copies > 1 else ""
     return Timing(
-        samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + placed + idle
+        samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + placements + idle
     )
 
 
