@@ -37,18 +37,18 @@ def _pool_index(handle: int, seen: dict[int, int]) -> int:
 
 PHASES = ("pool", "fixed", "shift", "fresh")
 COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies")
-FLUSHED_COPIES = 8
 
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
     """timing.measure's (Triton, native) sides and its flush arguments for one cold-L2 method."""
+    from benchmarks.measure import PLACEMENTS
     from benchmarks.timing import Placements, rotating_copies
 
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
         return (prep.triton, prep.native), {"flush_kind": kind}
-    if copies:  # flushed copies: the calls of a replay read operands at FLUSHED_COPIES places
-        operands, wrap, flush = prep.operand_copies(FLUSHED_COPIES), Placements, {"flush_kind": kind}
+    if copies:  # flushed copies: the calls of a replay read operands at PLACEMENTS places, as the suites'
+        operands, wrap, flush = prep.operand_copies(PLACEMENTS), Placements, {"flush_kind": kind}
     else:
         operands, wrap, flush = prep.operand_copies(rotating_copies(prep.footprint_bytes, l2_bytes) or 2), list, {}
     triton = wrap(lambda ops=ops: prep.triton(operands=ops) for ops in operands)
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
                         "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition")  # fmt: skip
     parser.add_argument("--cold-l2", nargs="+", choices=COLD_L2, default=["write"],
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
-                        f"+copies: the flush, over {FLUSHED_COPIES} operand copies")  # fmt: skip
+                        "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS)")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)
