@@ -11,7 +11,10 @@ def software_versions() -> dict[str, str]:
     import torch
     import triton
 
+    from benchmarks.timing import PROTOCOL
+
     return {
+        "timing_protocol": PROTOCOL,
         "python": platform.python_version(),
         "torch": torch.__version__,
         "triton": triton.__version__,

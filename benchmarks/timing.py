@@ -70,6 +70,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+# The protocol's version, recorded with every result (benchmarks.context): a change here that moves
+# the figures gets a new one, and results of different versions are not compared with each other
+# (ci.decision.CONTEXT_KEYS: "context differs", as for another driver). 2026-12-01: flushed
+# placements and roofline-sized replays (docs/BENCHMARKS.md, fourth session); results without
+# the key are of earlier protocols.
+PROTOCOL = "2026-12-01"
+
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200

@@ -35,7 +35,7 @@ from ci.asv_results import Entry, ResultFile
 # Context fields that must match between base and head for a verdict to mean
 # anything; the compared axis (e.g. "triton" when comparing Triton versions) is
 # exempt.
-CONTEXT_KEYS = ("machine", "device", "driver", "cuda", "cublas", "hip", "torch", "triton")
+CONTEXT_KEYS = ("machine", "device", "driver", "cuda", "cublas", "hip", "torch", "triton", "timing_protocol")
 
 
 class Verdict(StrEnum):

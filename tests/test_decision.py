@@ -118,6 +118,17 @@ def test_context_mismatch_is_reported_and_not_called(tmp_path):
     assert result.counts()["not-called"] == len(result.cells)
 
 
+def test_results_of_another_timing_protocol_are_not_compared(tmp_path):
+    from benchmarks.timing import PROTOCOL
+
+    rng = np.random.default_rng(11)
+    # The base stored before the protocol was recorded (no key), the head measured with it.
+    pair = _pair(tmp_path, _matrix(rng), _matrix(rng), head_machine={"timing_protocol": PROTOCOL})
+    result = compare(*pair)
+    assert result.context_diff == {"timing_protocol": ("", PROTOCOL)}
+    assert result.counts()["not-called"] == len(result.cells)
+
+
 def test_triton_axis_exempts_the_triton_version(tmp_path):
     rng = np.random.default_rng(10)
     pair = _pair(
