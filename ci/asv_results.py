@@ -56,6 +56,13 @@ class ResultFile:
         """(machine, Triton version): the runs whose noise can be compared with each other."""
         return (str(self.machine_params.get("machine", "?")), str(self.machine_params.get("triton", "?")))
 
+    @property
+    def noise_key(self) -> tuple[str, str, str]:
+        """(machine, Triton version, timing protocol): the runs whose run-to-run noise tells about
+        each other's (a protocol change moves the noise too; results without the key are of earlier
+        protocols)."""
+        return (*self.machine_key, str(self.machine_params.get("timing_protocol", "")))
+
     def metric_by_suite(self, name: str) -> dict[tuple[str, str], Entry]:
         """{(suite, cell): entry} for one track_ benchmark, e.g. ('Matmul', 'fp16 4096x4096x4096')."""
         out = {}

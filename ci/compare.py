@@ -60,17 +60,17 @@ def find_results(results_dir: Path, commit: str, machine: str | None) -> dict[tu
 HISTORY_RUNS = 20  # newest runs per machine and Triton version that a noise estimate uses
 
 
-def history_noise(paths) -> dict[tuple[str, str], dict]:
-    """Run-to-run noise per (machine, Triton version) from earlier result files.
+def history_noise(paths) -> dict[tuple[str, str, str], dict]:
+    """Run-to-run noise per (machine, Triton version, timing protocol) from earlier result files.
 
-    Runs of other machines or Triton versions never mix (a cell's spread across
-    two different GPUs is not noise). Per group, the newest HISTORY_RUNS runs
-    by asv's commit date, in date order.
+    Runs of other machines, Triton versions or timing protocols never mix (a cell's
+    spread across two different GPUs is not noise). Per group, the newest
+    HISTORY_RUNS runs by asv's commit date, in date order.
     """
-    groups: dict[tuple[str, str], list] = {}
+    groups: dict[tuple[str, str, str], list] = {}
     for path in paths:
         result = load(path)
-        groups.setdefault(result.machine_key, []).append(result)
+        groups.setdefault(result.noise_key, []).append(result)
     return {key: between_run_noise(sorted(runs, key=lambda r: r.date)[-HISTORY_RUNS:]) for key, runs in groups.items()}
 
 
@@ -127,8 +127,8 @@ def _comparisons(args, settings, axis, noise) -> list[Comparison]:
 
 
 def _noise_for(noise: dict | None, base) -> dict | None:
-    """The history noise of the base's machine and Triton version (None: no history for it)."""
-    return (noise or {}).get(base.machine_key)
+    """The history noise of the base's machine, Triton version and timing protocol (None: no history for it)."""
+    return (noise or {}).get(base.noise_key)
 
 
 def apply_recheck(comparisons: list[Comparison], paths: list[str]) -> None:

@@ -194,10 +194,13 @@ def main(args) -> int:
         except ResultsError as err:
             print(f"gemmwatch simulate: {err}", file=sys.stderr)
             return 2
-        key = runs[0].machine_key
+        key = runs[0].noise_key
         noise = by_machine.get(key)
         if noise is None:
-            print(f"gemmwatch simulate: no --history run is of {key[0]} with Triton {key[1]}: no noise history used")
+            print(
+                f"gemmwatch simulate: no --history run is of {key[0]} with Triton {key[1]} and timing protocol "
+                f"{key[2] or '(earlier)'}: no noise history used"
+            )
     rechecks = None
     if args.recheck:
         try:

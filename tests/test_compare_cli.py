@@ -158,6 +158,20 @@ def test_history_from_a_store_is_used_per_machine(tmp_path):
     assert verdicts == {("h200", "noisy"), ("mi300x", "regressed")}, proc.stderr
 
 
+def test_history_of_another_timing_protocol_is_not_used(tmp_path):
+    from benchmarks.timing import PROTOCOL
+
+    rng = np.random.default_rng(6)
+    results, store = tmp_path / "results", tmp_path / "store"
+    now = {"machine": "h200", "timing_protocol": PROTOCOL}
+    write_results(results / "h200" / f"{BASE[:8]}-existing-py.json", BASE, _cells(rng), machine=now)
+    write_results(results / "h200" / f"{HEAD[:8]}-existing-py.json", HEAD, _cells(rng, 1.03), machine=now)
+    _history(store, "h200", [1.0, 1.04, 0.98, 1.03, 0.97], rng)  # wandering runs, but of an earlier protocol
+    args = ["compare", "--base", BASE, "--head", HEAD, "--results-dir", str(results), "--json"]
+    proc = cli(*args, "--history-from", str(store))
+    assert {c["verdict"] for c in json.loads(proc.stdout)["cells"]} == {"regressed"}, proc.stderr
+
+
 def test_history_from_must_be_a_directory(results, tmp_path):
     proc = cli("compare", "--base", BASE, "--head", HEAD, "--results-dir", str(results),
                "--history-from", str(tmp_path / "nope"))  # fmt: skip
