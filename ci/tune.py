@@ -57,7 +57,7 @@ def tune_bucket(
     go to the fine pass (a pipeline check).
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
-    from benchmarks.measure import cooldown
+    from benchmarks.measure import timed_sides, timing_plan
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
     from targets import candidate_configs
@@ -118,9 +118,13 @@ def tune_bucket(
         chosen = correct  # a config wrong or failing on one cell of the bucket is out
         if not chosen:
             return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
-        native = prep.native if prep.native_supported() is None else None
-        fns = [functools.partial(prep.triton, config=cfg) for cfg in chosen] + ([native] if native else [])
-        timing = measure(*fns, rounds=rounds, warmup=1, cooldown=cooldown())  # as the suites time them
+        native = prep.native_supported() is None
+        calls = [lambda ops, cfg=cfg, prep=prep: prep.triton(config=cfg, operands=ops) for cfg in chosen]
+        if native:
+            calls.append(lambda ops, prep=prep: prep.native(operands=ops))
+        # As the suites time them: the same placements, calls per replay and cooldown.
+        sides = timed_sides(prep, device, spec, calls)
+        timing = measure(*sides, rounds=rounds, warmup=1, **timing_plan(prep, spec))
         times[cell.name] = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(chosen)}
         native_ms[cell.name] = timing.median(len(chosen)) * 1e3 if native else None
         del prep
