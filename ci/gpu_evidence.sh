@@ -21,7 +21,9 @@
 # ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the fp16 decode
 # cell 16x4096x4096; INJECT= skips the injected run), INJECT_ARGS (what it measures),
 # RECHECK=1 (every cell rechecked A/A side by side in RECHECK_PARTS processes, then
-# `simulate --recheck`).
+# `simulate --recheck`), PACK (a .tgz path: the result files, reports, logs and packed contexts
+# of OUT_DIR in one archive at the end, e.g. "$OUT/evidence.tgz" on a device box that returns
+# only a few files).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}
@@ -103,5 +105,9 @@ if [ "${RECHECK:-0}" = 1 ] && [ -n "$files" ]; then
     note "simulate --recheck: exit $?"
     cat "$out/simulate-recheck.txt"
   fi
+fi
+if [ -n "${PACK:-}" ]; then
+  (cd "$out" && find . -maxdepth 1 -type f \( -name '*.json' -o -name '*.txt' -o -name '*.log' -o -name '*.tgz' \) \
+    ! -name "$(basename "$PACK")" -print0 | tar czf "$PACK" --null -T -) && echo "packed: $PACK"
 fi
 exit "$status"

@@ -146,7 +146,8 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     # interpreter stands in, and its recheck has no rounds for `simulate` (said in its output).
     out = tmp_path / "evidence"
     env = {**__import__("os").environ, "TRITON_INTERPRET": "1", "RUNS": "cold warm", "INJECT": "", "RECHECK": "1",
-           "RECHECK_PARTS": "2", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}"}  # fmt: skip
+           "RECHECK_PARTS": "2", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}",
+           "PACK": str(tmp_path / "evidence.tgz")}  # fmt: skip
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(out), "400"], cwd=repo, capture_output=True, text=True,
                           env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -165,6 +166,12 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
             assert any(m.name.startswith("context/") and m.name.endswith(".json") for m in tar.getmembers())
     reports = [json.loads((out / f"recheck-aa-0{i}.json").read_text()) for i in range(2)]
     assert sum(len(r["cells"]) for r in reports) == 12
+    # PACK: all of it in one archive (a device box returns a few files only).
+    with tarfile.open(tmp_path / "evidence.tgz") as tar:
+        packed = {Path(m.name).name for m in tar.getmembers()}
+    for name in ("run-cold.json", "run-warm.json", "cold-context.tgz", "walltimes.txt", "noise.txt", "cold.log",
+                 "recheck-aa-00.json", "recheck-aa-01.json", "simulate-recheck.txt"):  # fmt: skip
+        assert name in packed, (name, packed)
     # A deadline already spent: every step skipped, nothing half-written.
     late = tmp_path / "late"
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(late), "10"], cwd=repo, capture_output=True, text=True,
