@@ -131,6 +131,24 @@ def cooldown() -> float:
     return value
 
 
+# Evidence knob: how the L2 flush evicts (timing.measure's `flush_kind`). "write" (the default, the
+# protocol of every recorded result) zeroes twice the L2 and leaves it full of dirty lines, whose
+# write-back the next kernel pays: on the H200 decode cells ran 10-15% faster on both sides, and not
+# by the same amount, after a "read" flush (which sums twice the L2), but 2-3x noisier
+# (docs/BENCHMARKS.md). "read" measures the matrix under a clean cold L2; its method is recorded.
+ENV_FLUSH = "GEMMWATCH_FLUSH"
+
+
+def flush_kind() -> str:
+    """GEMMWATCH_FLUSH, checked: "write" (default) or "read"."""
+    from benchmarks.timing import FLUSH_KINDS
+
+    raw = os.environ.get(ENV_FLUSH, "write")
+    if raw not in FLUSH_KINDS:
+        raise ValueError(f"{ENV_FLUSH} must be one of {', '.join(map(repr, FLUSH_KINDS))}, got {raw!r}")
+    return raw
+
+
 # The CUDA streams each replay's calls take in turn (timing.measure's `streams`): > 1 spreads the
 # per-stream and per-call scratch of a process over that many places. Default 1, the protocol of
 # every recorded result; an experiment, measured on the H200 as no remedy (docs/BENCHMARKS.md).
@@ -362,7 +380,9 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(*sides, rounds=rounds, streams=timing_streams(), **timing_plan(prep, spec))
+        timing = measure(
+            *sides, rounds=rounds, streams=timing_streams(), flush_kind=flush_kind(), **timing_plan(prep, spec)
+        )
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

@@ -305,7 +305,10 @@ def _measure_cuda(
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
     placements = f"+{copies}-placements" if copies > 1 else ""
     return Timing(
-        samples, inner=inner, flush_seconds=statistics.median(flush_each), method=Timing.method + placements + idle
+        samples,
+        inner=inner,
+        flush_seconds=statistics.median(flush_each),
+        method=Timing.method + ("-read" if flush_kind == "read" else "") + placements + idle,
     )
 
 

@@ -372,6 +372,7 @@ def check_measurement_knobs() -> None:
         cell_order,
         cold_l2_method,
         cooldown,
+        flush_kind,
         injected_slowdowns,
         rounds_from_env,
         timing_streams,
@@ -383,6 +384,7 @@ def check_measurement_knobs() -> None:
     injected_slowdowns()
     cell_order()
     timing_streams()
+    flush_kind()
 
 
 def main(args) -> int:

@@ -158,6 +158,17 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     assert timing_plan(decode, h200.replace(mem_bandwidth_gbs=None)) == {"call_seconds": None, "cooldown": 2.0}
 
 
+def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
+    from benchmarks.measure import flush_kind
+
+    monkeypatch.delenv("GEMMWATCH_FLUSH", raising=False)
+    assert flush_kind() == "write", "the default: the protocol of every recorded result"
+    monkeypatch.setenv("GEMMWATCH_FLUSH", "read")
+    assert flush_kind() == "read"
+    with pytest.raises(ValueError, match="flush_kind must be one of write, read, got 'evict'"):
+        measure(lambda: None, rounds=1, warmup=0, flush_kind="evict")
+
+
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
     for bad in (0, -1e-6, "1e-3"):
         with pytest.raises(ValueError, match="call_seconds must be a positive number of seconds"):
