@@ -11,10 +11,10 @@ def software_versions() -> dict[str, str]:
     import torch
     import triton
 
-    from benchmarks.timing import PROTOCOL
+    from benchmarks.measure import protocol_id
 
     return {
-        "timing_protocol": PROTOCOL,
+        "timing_protocol": protocol_id(),
         "python": platform.python_version(),
         "torch": torch.__version__,
         "triton": triton.__version__,

@@ -149,6 +149,26 @@ def flush_kind() -> str:
     return raw
 
 
+def protocol_id() -> str:
+    """The timing protocol's version (timing.PROTOCOL) with the measurement knobs that change what it
+    measures when they are not the defaults (cold-L2 method, flush, streams, cooldown): recorded with
+    every result as `timing_protocol`, so results measured otherwise are not compared with each
+    other (ci.decision.CONTEXT_KEYS). An injected slowdown is not among them: its run is meant to
+    be compared with clean ones."""
+    from benchmarks.timing import PROTOCOL
+
+    knobs = []
+    if cold_l2_method() != "flush":
+        knobs.append(f"cold-l2={cold_l2_method()}")
+    if flush_kind() != "write":
+        knobs.append(f"flush={flush_kind()}")
+    if timing_streams() != 1:
+        knobs.append(f"streams={timing_streams()}")
+    if cooldown() != float(DEFAULT_COOLDOWN):
+        knobs.append(f"cooldown={cooldown():g}")
+    return "+".join([PROTOCOL, *knobs])
+
+
 # The CUDA streams each replay's calls take in turn (timing.measure's `streams`): > 1 spreads the
 # per-stream and per-call scratch of a process over that many places. Default 1, the protocol of
 # every recorded result; an experiment, measured on the H200 as no remedy (docs/BENCHMARKS.md).

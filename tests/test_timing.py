@@ -169,6 +169,23 @@ def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
         measure(lambda: None, rounds=1, warmup=0, flush_kind="evict")
 
 
+def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(monkeypatch):
+    from benchmarks.context import software_versions
+    from benchmarks.measure import protocol_id
+    from benchmarks.timing import PROTOCOL
+
+    for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
+    assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
+    monkeypatch.setenv("GEMMWATCH_FLUSH", "read")
+    monkeypatch.setenv("GEMMWATCH_COOLDOWN", "0")
+    assert protocol_id() == f"{PROTOCOL}+flush=read+cooldown=0"
+    monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
+    monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
+    assert protocol_id() == f"{PROTOCOL}+cold-l2=rotate+flush=read+streams=4+cooldown=0"
+
+
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
     for bad in (0, -1e-6, "1e-3"):
         with pytest.raises(ValueError, match="call_seconds must be a positive number of seconds"):
