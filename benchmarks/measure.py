@@ -231,14 +231,16 @@ COOLDOWN_MIN_ROOFLINE_SECONDS = 50e-6
 
 
 def timing_plan(prep: Prepared, spec) -> dict:
-    """timing.measure's `call_seconds` and `cooldown` for the cell: its roofline time, and the
+    """timing.measure's protocol arguments for the cell, one source for the suites, the recheck and
+    the tuner (what `protocol_id` records): `call_seconds`, its roofline time; `cooldown`, the
     GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
-    figures, timing.measure decides from its own estimate)."""
+    figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
+    GEMMWATCH_FLUSH and GEMMWATCH_STREAMS."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
         idle = 0.0
-    return {"call_seconds": expected, "cooldown": idle}
+    return {"call_seconds": expected, "cooldown": idle, "flush_kind": flush_kind(), "streams": timing_streams()}
 
 
 def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
@@ -400,9 +402,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(
-            *sides, rounds=rounds, streams=timing_streams(), flush_kind=flush_kind(), **timing_plan(prep, spec)
-        )
+        timing = measure(*sides, rounds=rounds, **timing_plan(prep, spec))
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

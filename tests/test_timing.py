@@ -147,15 +147,23 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     from benchmarks.measure import COOLDOWN_MIN_ROOFLINE_SECONDS, timing_plan
 
     monkeypatch.setenv("GEMMWATCH_COOLDOWN", "2")
+    monkeypatch.delenv("GEMMWATCH_FLUSH", raising=False)
+    monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
+    knobs = {"flush_kind": "write", "streams": 1}
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
     plan = timing_plan(fp8_square, h200)
-    assert plan == {"call_seconds": expected_call_seconds(fp8_square, h200), "cooldown": 2.0}
+    assert plan == {"call_seconds": expected_call_seconds(fp8_square, h200), "cooldown": 2.0, **knobs}
     assert plan["call_seconds"] >= COOLDOWN_MIN_ROOFLINE_SECONDS
     decode = _Shape("fp16", 16, 4096, 4096, 2)
-    assert timing_plan(decode, h200) == {"call_seconds": expected_call_seconds(decode, h200), "cooldown": 0.0}
+    assert timing_plan(decode, h200) == {"call_seconds": expected_call_seconds(decode, h200), "cooldown": 0.0, **knobs}
     # Without the chip's figures the timing decides from its own estimate: the cooldown is passed on.
-    assert timing_plan(decode, h200.replace(mem_bandwidth_gbs=None)) == {"call_seconds": None, "cooldown": 2.0}
+    unknown = h200.replace(mem_bandwidth_gbs=None)
+    assert timing_plan(decode, unknown) == {"call_seconds": None, "cooldown": 2.0, **knobs}
+    # The knobs the run records (protocol_id) reach every caller of the plan: suites, recheck, tuner.
+    monkeypatch.setenv("GEMMWATCH_FLUSH", "read")
+    monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
+    assert timing_plan(decode, h200)["flush_kind"] == "read" and timing_plan(decode, h200)["streams"] == 4
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
