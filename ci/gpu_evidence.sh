@@ -24,6 +24,10 @@
 # `simulate --recheck`), PACK (a .tgz path: the result files, reports, logs and packed contexts
 # of OUT_DIR in one archive at the end, e.g. "$OUT/evidence.tgz" on a device box that returns
 # only a few files).
+#
+# Resuming: a run whose OUT_DIR/run-NAME.json exists, and a recheck part whose OUT_DIR/recheck-aa-NN.json
+# exists, is kept, not measured again; so a later call can unpack an earlier call's PACK into OUT_DIR
+# and go on where the deadline cut it (e.g. RUNS=" " RECHECK=1 INJECT= for the recheck alone).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}
@@ -61,16 +65,23 @@ run() { # run NAME [args...]: one gemmwatch run into its own results dir, cut at
 
 # shellcheck disable=SC2086
 for name in ${RUNS:-cold warm warm2}; do
+  [ -s "$out/run-$name.json" ] && { note "$name: kept from an earlier call"; continue; }
   [ "$(left)" -gt 30 ] || { note "$name: skipped, deadline"; continue; }
   run "$name" ${RUN_ARGS:-}
 done
 inject=${INJECT-fp16 4096x4096x4096=0.03;fp16 16x4096x4096=0.03}
-if [ -n "$inject" ] && [ "$(left)" -gt 60 ]; then
+if [ -n "$inject" ] && [ ! -s "$out/run-injected.json" ] && [ "$(left)" -gt 60 ]; then
   # shellcheck disable=SC2086
   GEMMWATCH_INJECT_SLOWDOWN="$inject" run injected ${INJECT_ARGS:---shapes 4096x4096x4096 16x4096x4096 --dtypes fp16}
 fi
 
-files=$(find "$out"/{cold,warm,warm2}/results -mindepth 2 -maxdepth 2 -name '*-*.json' ! -name machine.json 2>/dev/null | sort)
+files=""
+for name in cold warm warm2; do # the run's own results (its context beside), else the kept copy
+  f=$(find "$out/$name/results" -mindepth 2 -maxdepth 2 -name '*-*.json' ! -name machine.json 2>/dev/null | head -n 1)
+  [ -z "$f" ] && [ -s "$out/run-$name.json" ] && f=$out/run-$name.json
+  [ -n "$f" ] && files+="$f"$'\n'
+done
+files=${files%$'\n'}
 if [ -n "$files" ]; then
   # shellcheck disable=SC2086
   python3 -m ci.cli noise --clocks $files >"$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
@@ -87,6 +98,7 @@ if [ "${RECHECK:-0}" = 1 ] && [ -n "$files" ]; then
   split -n "l/${RECHECK_PARTS:-4}" -d "$out/recheck-cells.txt" "$out/recheck-cells-part"
   for part in "$out"/recheck-cells-part*; do
     name=recheck-aa-${part##*-part}
+    [ -s "$out/$name.json" ] && { note "$name: kept from an earlier call"; continue; }
     [ "$(left)" -gt 30 ] || { note "$name: skipped, deadline"; continue; }
     mapfile -t cells <"$part"
     t0=$(date +%s)

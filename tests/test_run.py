@@ -172,6 +172,19 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     for name in ("run-cold.json", "run-warm.json", "cold-context.tgz", "walltimes.txt", "noise.txt", "cold.log",
                  "recheck-aa-00.json", "recheck-aa-01.json", "simulate-recheck.txt"):  # fmt: skip
         assert name in packed, (name, packed)
+    # Resuming from the archive on another machine: what it holds is kept, not measured again.
+    resumed = tmp_path / "resumed"
+    resumed.mkdir()
+    with tarfile.open(tmp_path / "evidence.tgz") as tar:
+        tar.extractall(resumed, filter="data")
+    proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(resumed), "400"], cwd=repo, capture_output=True,
+                          text=True, env={**env, "PACK": ""}, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (resumed / "walltimes.txt").read_text().splitlines()[len(steps) :]
+    kept = ["cold", "warm", "recheck-aa-00", "recheck-aa-01"]
+    assert lines[:-1] == [f"{name}: kept from an earlier call" for name in kept]
+    assert lines[-1].startswith("simulate --recheck: exit")  # (no rounds from the interpreter: exit 2, as above)
+    assert not (resumed / "cold").exists() and (resumed / "noise.txt").read_text().strip()
     # A deadline already spent: every step skipped, nothing half-written.
     late = tmp_path / "late"
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(late), "10"], cwd=repo, capture_output=True, text=True,
