@@ -18,7 +18,7 @@ every cell (Triton and native interleaved, `timing.measure`) under one phase:
 
 and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice
 the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
-"read+copies": `timing.Placements`). The report prints, per cell, phase and method, the spread of
+"read+copies": `timing.Placements`; "write+copies16": over 16). The report prints, per cell, phase and method, the spread of
 the Triton and native medians across repetitions and each repetition's figures.
 """
 
@@ -39,6 +39,17 @@ PHASES = ("pool", "fixed", "shift", "fresh")
 COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies")
 
 
+def cold_l2_method(text: str) -> str:
+    """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies."""
+    kind, plus, copies = text.partition("+")
+    count = copies.removeprefix("copies")
+    if text in COLD_L2 or (kind in ("write", "read") and plus and copies.startswith("copies") and count.isdigit()
+                           and 1 <= int(count) <= 64):  # fmt: skip
+        return text
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)} or write+copiesN / read+copiesN "
+                                     f"(N in 1..64), got {text!r}")  # fmt: skip
+
+
 def _sides(prep, cold_l2: str, l2_bytes: int):
     """timing.measure's (Triton, native) sides and its flush arguments for one cold-L2 method."""
     from benchmarks.measure import PLACEMENTS
@@ -48,7 +59,8 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
     if kind != "rotate" and not copies:
         return (prep.triton, prep.native), {"flush_kind": kind}
     if copies:  # flushed copies: the calls of a replay read operands at PLACEMENTS places, as the suites'
-        operands, wrap, flush = prep.operand_copies(PLACEMENTS), Placements, {"flush_kind": kind}
+        count = int(copies.removeprefix("copies") or PLACEMENTS)
+        operands, wrap, flush = prep.operand_copies(count), Placements, {"flush_kind": kind}
     else:
         operands, wrap, flush = prep.operand_copies(rotating_copies(prep.footprint_bytes, l2_bytes) or 2), list, {}
     triton = wrap(lambda ops=ops: prep.triton(operands=ops) for ops in operands)
@@ -142,9 +154,10 @@ def main(argv=None) -> int:
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES),
                         help="pool: a new pooled stream per timing; fixed: one stream; shift: one stream, "
                         "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition")  # fmt: skip
-    parser.add_argument("--cold-l2", nargs="+", choices=COLD_L2, default=["write"],
+    parser.add_argument("--cold-l2", nargs="+", type=cold_l2_method, default=["write"],
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
-                        "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS)")  # fmt: skip
+                        "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
+                        "+copiesN: over N copies")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)
