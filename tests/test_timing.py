@@ -355,6 +355,36 @@ def test_a_compile_pass_result_becomes_the_cells_tune_seconds(device, monkeypatc
     assert first_call(cell, device) == "RuntimeError: no kernel", "an error is returned, not raised"
 
 
+def test_the_compile_pass_runs_in_a_child_whose_choices_this_process_reuses(device, monkeypatch, tmp_path, capsys):
+    import json
+    import os
+
+    from benchmarks.measure import compile_pass
+    from kernels import autotune
+
+    cache = tmp_path / "autotune.json"
+    monkeypatch.setenv(autotune.ENV_CACHE_FILE, str(cache))
+    cells = [Cell("fp16", 16, 32, 32), Cell("bf16", 8, 16, 64)]
+    firsts = compile_pass(cells, device, "t")
+    assert list(firsts) == ["fp16 16x32x32", "bf16 8x16x64"]
+    assert all(isinstance(v, float) and v > 0 for v in firsts.values()), firsts
+    if device == "cuda":  # (the interpreter takes the first config, nothing is chosen to store)
+        stored = json.loads(cache.read_text())
+        assert len(stored) == 2, stored
+        result = measure_cell(cells[0], rounds=2, device=device, spec=detect(), first=firsts["fp16 16x32x32"])
+        assert result.selection in ("stored", "tuned"), "this process reused the child's choice"
+    # Unset, a file for this process carries the choices (and the child still runs).
+    monkeypatch.delenv(autotune.ENV_CACHE_FILE)
+    assert set(compile_pass(cells[:1], device, "t")) == {"fp16 16x32x32"}
+    assert os.environ[autotune.ENV_CACHE_FILE].endswith(".json")
+    # A child that cannot run its cells says so; the cells compile in their turn instead.
+    for broken in ("/bin/false", str(tmp_path / "no-python")):
+        monkeypatch.setattr("sys.executable", broken)
+        assert compile_pass(cells, device, "t") == {}
+        said = capsys.readouterr().err
+        assert "the compile process ended" in said and "after 0 of 2 cells; the others compile when their turn" in said
+
+
 @pytest.mark.gpu
 def test_an_injected_slowdown_is_what_its_calibration_says(gpu_to_itself):
     # The spin kernel costs a fixed gap besides its cycles: a long call gets about the fraction
