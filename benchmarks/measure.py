@@ -358,80 +358,14 @@ def _timed_call(prep: Prepared, device: str):
     return out, time.perf_counter() - start
 
 
-def first_call(cell: Cell, device: str) -> float | str:
-    """Seconds of the cell's first Triton call (choosing a config, compiling), or its error."""
-    try:
-        return _timed_call(Prepared(cell, device), device)[1]
-    except Exception as err:  # noqa: BLE001 - measure_cell reports it when the cell's turn comes
-        return f"{type(err).__name__}: {err}"
-
-
-def compile_pass(cells, device: str, label: str = "") -> dict[str, float | str]:
-    """{cell_key: seconds of its first Triton call, or its error} from a child process that chooses
-    every cell's config and compiles it, then exits; this process then loads the kernels from
-    Triton's cache and the choices from GEMMWATCH_AUTOTUNE_CACHE (a file for this process when unset).
-
-    So the process that times the cells has the same history in a cold run as in a warm one: no
-    compile workers, no memory the compiles and the autotuning took and freed (on the H200 a cold
-    run's cells stood apart from two warm runs that agreed to 0.44%, Triton and native times alike,
-    while the compile pass was in the timing process). A child that fails leaves the cells it did
-    not reach to this process's first call, as before."""
-    import subprocess
-    import tempfile
-
-    from kernels.autotune import ENV_CACHE_FILE
-
-    if not os.environ.get(ENV_CACHE_FILE):  # the child's choices must reach this process
-        handle, path = tempfile.mkstemp(prefix="gemmwatch-autotune-", suffix=".json")
-        os.close(handle)
-        os.remove(path)  # (created by the first choice stored)
-        os.environ[ENV_CACHE_FILE] = path
-        import atexit
-
-        atexit.register(lambda: os.path.exists(path) and os.remove(path))
-    with tempfile.TemporaryDirectory(prefix="gemmwatch-compile-") as tmp:
-        todo, done = os.path.join(tmp, "cells.json"), os.path.join(tmp, "firsts.json")
-        with open(todo, "w") as f:
-            json.dump({"device": device, "label": label, "cells": [asdict(c) for c in cells]}, f)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # this process's packages
-        try:
-            status = subprocess.run([sys.executable, "-m", "benchmarks.measure", "--compile-pass", todo, done],
-                                    env=env).returncode  # fmt: skip
-        except OSError as err:
-            status = f"{type(err).__name__}: {err}"
-        firsts = {}
-        if os.path.exists(done):
-            with open(done) as f:
-                firsts = json.load(f)
-    if status != 0 or len(firsts) < len(cells):
-        print(f"[{label} compile] the compile process ended ({status}) after {len(firsts)} of "
-              f"{len(cells)} cells; the others compile when their turn comes", file=sys.stderr)  # fmt: skip
-    return firsts
-
-
-def _compile_pass_child(todo: str, done: str) -> int:
-    """The child of `compile_pass`: each cell's first call, its seconds written to `done` as it goes."""
-    from kernels import autotune
-
-    with open(todo) as f:
-        job = json.load(f)
-    cells = [Cell(**c) for c in job["cells"]]
-    firsts: dict[str, float | str] = {}
-    for i, cell in enumerate(cells, 1):
-        firsts[cell_key(cell)] = first_call(cell, job["device"])
-        print(f"[{job['label']} compile {i}/{len(cells)}] {cell_key(cell)}", file=sys.stderr)
-        tmp = f"{done}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(firsts, f)
-        os.replace(tmp, done)
-    autotune.shutdown_workers()
-    return 0
-
-
-def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | None = None) -> CellResult:
+def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
     """Check one cell against float64, then time Triton and native interleaved.
 
-    `first`: the seconds of the cell's first call, when a compile pass (measure_cells) made it.
+    The cell's first call chooses its config and compiles it (its seconds: `tune_seconds`), right
+    before its timing; compile workers an autotune started are stopped before the timing. On the
+    H200 a run that compiled every cell first (a compile pass, then the timing) put a cold run's
+    cells up to 1.5% apart from two warm runs that agreed to 0.44% (docs/BENCHMARKS.md), and a run
+    that compiles each cell at its turn agreed with its warm runs in 180 of 181 cells.
     """
 
     from benchmarks.context import device_state
@@ -441,8 +375,8 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec, first: float | N
     result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
     try:
         prep = Prepared(cell, device)
-        out, seconds = _timed_call(prep, device)
-        result.tune_seconds = first if first is not None else seconds
+        out, result.tune_seconds = _timed_call(prep, device)
+        autotune.shutdown_workers()  # (started by an autotune only: none may run while the cell is timed)
         selection = autotune.last()
         if selection is not None:
             result.config, result.kernel_hash = str(selection.config), selection.kernel_hash
@@ -511,19 +445,8 @@ def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
     results: dict[str, CellResult] = {}
     progress_path = os.environ.get(ENV_PROGRESS)
     start = time.perf_counter()
-    firsts: dict[str, float | str] = {}
-    if device == "cuda":
-        # Compile pass: every cell's config is chosen and compiled before any cell is timed, in a
-        # child process (see compile_pass), so a cold run times its cells in the same state as a
-        # warm one (on the H200 a cold run's Triton times had differed by up to 6% from two warm
-        # runs that agreed with each other when the compile workers were alive during the timing).
-        firsts = compile_pass(cells, device, label)
-        context["compile_pass_seconds"] = round(time.perf_counter() - start, 2)
     for i, cell in enumerate(cells, 1):
-        first = firsts.get(cell_key(cell))
-        results[cell_key(cell)] = res = measure_cell(
-            cell, rounds=rounds, device=device, spec=spec, first=first if isinstance(first, float) else None
-        )
+        results[cell_key(cell)] = res = measure_cell(cell, rounds=rounds, device=device, spec=spec)
         line = {
             "suite": label,
             "index": i,
@@ -543,9 +466,3 @@ def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
     context["seconds"] = round(time.perf_counter() - start, 2)
     context["autotune"] = [s.as_dict() for s in autotune.selections()]
     return {"context": context, "cells": results}
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] != "--compile-pass":
-        sys.exit("usage: python3 -m benchmarks.measure --compile-pass CELLS.json FIRSTS.json (measure_cells' child)")
-    sys.exit(_compile_pass_child(sys.argv[2], sys.argv[3]))

@@ -329,7 +329,7 @@ def test_the_compile_workers_can_be_stopped_and_come_back(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_COMPILE_WORKERS", "2")
     autotune.compile_in_parallel(os.getpid, [(), ()])
     assert len(autotune._POOL) == 1
-    autotune.shutdown_workers()  # what measure_cells does between its compile pass and the timing
+    autotune.shutdown_workers()  # what measure_cell does between a cell's first call and its timing
     assert not autotune._POOL
     autotune.shutdown_workers()  # idempotent
     autotune.compile_in_parallel(os.getpid, [(), ()])  # a later compile starts new workers
@@ -337,52 +337,15 @@ def test_the_compile_workers_can_be_stopped_and_come_back(monkeypatch):
     autotune.shutdown_workers()
 
 
-def test_a_compile_pass_result_becomes_the_cells_tune_seconds(device, monkeypatch):
-    import benchmarks.measure
-    from benchmarks.measure import first_call
-
-    cell = Cell("fp16", 16, 32, 32)
-    seconds = first_call(cell, device)
-    assert isinstance(seconds, float) and seconds > 0
-    result = measure_cell(cell, rounds=2, device=device, spec=detect(), first=12.5)
-    assert not result.failed and result.tune_seconds == 12.5
-
-    class Broken(Prepared):
-        def triton(self, *args, **kwargs):
-            raise RuntimeError("no kernel")
-
-    monkeypatch.setattr(benchmarks.measure, "Prepared", Broken)
-    assert first_call(cell, device) == "RuntimeError: no kernel", "an error is returned, not raised"
-
-
-def test_the_compile_pass_runs_in_a_child_whose_choices_this_process_reuses(device, monkeypatch, tmp_path, capsys):
-    import json
-    import os
-
-    from benchmarks.measure import compile_pass
+def test_a_cell_compiles_at_its_turn_and_no_compile_worker_outlives_its_first_call(device, monkeypatch):
     from kernels import autotune
 
-    cache = tmp_path / "autotune.json"
-    monkeypatch.setenv(autotune.ENV_CACHE_FILE, str(cache))
-    cells = [Cell("fp16", 16, 32, 32), Cell("bf16", 8, 16, 64)]
-    firsts = compile_pass(cells, device, "t")
-    assert list(firsts) == ["fp16 16x32x32", "bf16 8x16x64"]
-    assert all(isinstance(v, float) and v > 0 for v in firsts.values()), firsts
-    if device == "cuda":  # (the interpreter takes the first config, nothing is chosen to store)
-        stored = json.loads(cache.read_text())
-        assert len(stored) == 2, stored
-        result = measure_cell(cells[0], rounds=2, device=device, spec=detect(), first=firsts["fp16 16x32x32"])
-        assert result.selection in ("stored", "tuned"), "this process reused the child's choice"
-    # Unset, a file for this process carries the choices (and the child still runs).
-    monkeypatch.delenv(autotune.ENV_CACHE_FILE)
-    assert set(compile_pass(cells[:1], device, "t")) == {"fp16 16x32x32"}
-    assert os.environ[autotune.ENV_CACHE_FILE].endswith(".json")
-    # A child that cannot run its cells says so; the cells compile in their turn instead.
-    for broken in ("/bin/false", str(tmp_path / "no-python")):
-        monkeypatch.setattr("sys.executable", broken)
-        assert compile_pass(cells, device, "t") == {}
-        said = capsys.readouterr().err
-        assert "the compile process ended" in said and "after 0 of 2 cells; the others compile when their turn" in said
+    stopped = []
+    real = autotune.shutdown_workers
+    monkeypatch.setattr(autotune, "shutdown_workers", lambda: (stopped.append(len(autotune._POOL)), real()))
+    result = measure_cell(Cell("fp16", 16, 32, 32), rounds=2, device=device, spec=detect())
+    assert not result.failed and isinstance(result.tune_seconds, float) and result.tune_seconds > 0
+    assert stopped and not autotune._POOL, "the workers are stopped before the cell is timed"
 
 
 @pytest.mark.gpu
