@@ -236,7 +236,7 @@ def main(args) -> int:
         rates = d["per_cell_rate"]
         least = ", ".join(f"{k} ({rates[k]:.0%})" for k in d["worst"][:5])
         print(
-            f"injected +{slowdown:.0%}: detected in {d['rate']:.1%} of cell-trials; "
+            f"injected +{slowdown * 100:g}%: detected in {d['rate']:.1%} of cell-trials; "
             f"{d['cells_always_detected']}/{d['cells']} cells detected in every trial, "
             f"{sum(r >= 0.95 for r in rates.values())} in >= 95%; least detected: {least}"
         )
