@@ -71,10 +71,72 @@ def main(args) -> int:
         f"\n{len(rows)} cells over {len(args.files)} runs; worst CV {100 * worst:.2f}%; "
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time)"
     )
+    if over and len(runs) > 2:
+        print(pair_report(runs, args.files, args.target))
+    if over:
+        print(per_run_report(runs, over, args.target))
     if args.clocks and over:
         print(clock_report(runs, over))
         print(choice_report(runs, over))
     return 0
+
+
+def _over(rows: list[dict], target: float) -> list[str]:
+    return [r["cell"] for r in rows if max(r.get("ratio_cv", 0), r.get("triton_cv", 0)) > target]
+
+
+def pair_report(runs: list[ResultFile], files: list[str], target: float) -> str:
+    """Cells over the goal in each pair of runs: a run that is in every bad pair (e.g. the one on a
+    cold Triton cache) stands apart from the others, which agree."""
+    lines = ["", f"Cells above the {100 * target:.1f}% goal by pair of runs:"]
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            count = len(_over(noise_table([runs[i], runs[j]]), target))
+            lines.append(f"  runs {i + 1} and {j + 1}: {count}")
+    lines.append("  (" + ", ".join(f"{i + 1} = {path}" for i, path in enumerate(files)) + ")")
+    return "\n".join(lines)
+
+
+def apart(values: list[float], target: float) -> tuple[int, float] | None:
+    """(index, relative offset) of the one value that stands apart: the others agree within the
+    goal (CV) and it lies farther from their mean than twice the goal; None when no single one does
+    (fewer than three values, or the spread is shared)."""
+    if len(values) < 3:
+        return None
+    best = None
+    for i, value in enumerate(values):
+        rest = values[:i] + values[i + 1 :]
+        mean = statistics.fmean(rest)
+        if mean and spread(rest)[0] <= target and abs(value / mean - 1) > 2 * target:
+            offset = value / mean - 1
+            if best is None or abs(offset) > abs(best[1]):
+                best = (i, offset)
+    return best
+
+
+def per_run_report(runs: list[ResultFile], cells: list[str], target: float) -> str:
+    """Each noisy cell's median per run (ratio; Triton and native times in us), and which run, on
+    which metric, stands apart from the others where one does."""
+    metrics = {label: [run.metric(metric) for run in runs] for metric, label in METRICS}
+    lines = ["", "Per-run medians of each noisy cell (ratio; Triton / native us per run):"]
+    for cell in cells:
+        parts, odd = [], []
+        for label, per_run in metrics.items():
+            entries = [m.get(cell) for m in per_run]
+            if any(e is None or e.failed or e.skipped for e in entries):
+                continue
+            values = [e.value for e in entries]
+            scale, digits = (1.0, 4) if label == "ratio" else (1e6, 2)
+            parts.append(f"{label} " + " / ".join(f"{v * scale:.{digits}f}" for v in values))
+            found = apart(values, target)
+            if found:
+                odd.append((found[0], f"{label} {100 * found[1]:+.2f}%"))
+        runs_apart = sorted({i for i, _ in odd})
+        note = "; ".join(
+            f"run {i + 1} stands apart: " + ", ".join(text for j, text in odd if j == i) for i in runs_apart
+        )
+        lines.append(f"  {cell:<40} " + "; ".join(parts) + (f"  <- {note}" if note else ""))
+    return "\n".join(lines)
 
 
 def context_cells(result: ResultFile) -> dict[str, dict]:

@@ -1,11 +1,13 @@
 """`gemmwatch noise`: A/A variation per cell, and the clock state each noisy cell was measured in."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from asv_fixtures import write_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,3 +106,30 @@ def test_a_noisy_cell_timed_with_another_method_or_replay_length_is_told(tmp_pat
     proc = noise(a, d, "--clocks")
     assert "differ by over 10%" not in proc.stdout and "timing method differs" not in proc.stdout
     assert "the same Triton config, timing method and about the same calls per replay in every run" in proc.stdout
+
+
+def test_the_run_that_stands_apart_is_named_with_each_pair_of_runs(tmp_path):
+    # Two runs agree, a third (say the cold one) is 2% off in the noisy cell.
+    runs = [
+        _run(tmp_path, name, "dddddddd44", 0.95, ratio) for name, ratio in (("c", 1.02), ("w", 1.00), ("w2", 1.0005))
+    ]
+    proc = noise(*runs)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "runs 1 and 2: 1\n  runs 1 and 3: 1\n  runs 2 and 3: 0" in out
+    line = next(x for x in out.splitlines() if x.startswith("  fp16 16x4096x4096") and "ratio" in x)
+    assert "ratio 1.0200 / 1.0000 / 1.0005" in line and "triton 20.00 / 20.00 / 20.00" in line
+    assert re.search(r"<- run 1 stands apart: ratio \+(1\.9\d|2\.0\d)%$", line), line
+    # A spread the runs share names no run.
+    runs = [_run(tmp_path, name, "eeeeeeee55", 0.95, ratio) for name, ratio in (("a", 1.00), ("b", 1.01), ("c", 1.02))]
+    line = next(x for x in noise(*runs).stdout.splitlines() if x.startswith("  fp16 16x4096x4096") and "ratio" in x)
+    assert "stands apart" not in line
+
+
+def test_a_value_stands_apart_only_when_the_others_agree():
+    from ci.noise import apart
+
+    assert apart([1.02, 1.0, 1.0005], 0.005) == (0, pytest.approx(0.0197, abs=1e-4))
+    assert apart([1.0, 1.01, 1.02], 0.005) is None  # the spread is shared
+    assert apart([1.0, 1.02], 0.005) is None  # two values: either could be the odd one
+    assert apart([1.0, 1.004, 1.002], 0.005) is None  # nothing beyond twice the goal
