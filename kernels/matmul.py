@@ -180,6 +180,7 @@ def _tile_partial(
     a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
     INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
+    FMA: tl.constexpr,
 ):  # fmt: skip
     """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n)."""
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -202,7 +203,7 @@ def _tile_partial(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION)
+        acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     if LATE_PROMOTION:
@@ -212,9 +213,14 @@ def _tile_partial(
 
 @triton.jit
 def _mma(
-    a, b, acc, step, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr
-):
+    a, b, acc, step, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
+    FMA: tl.constexpr,
+):  # fmt: skip
     """One K step's MMAs: (acc, step) after adding a @ b.
+
+    FMA (the decode configs of 1-4 rows, 16- and 8-bit operands): no matrix instruction, the
+    products summed in fp32 on the CUDA cores, so a tile needs no 16-row (or 64-row) minimum
+    and its operands go from the loads to the FMAs without shared memory.
 
     LATE_PROMOTION (fp8 with precise accumulation): the step's MMAs start from zero into
     `step`, and the previous step's partial sum is added to the fp32 `acc` meanwhile, so
@@ -223,7 +229,9 @@ def _mma(
     tiles ptxas then waits after every MMA). The caller adds the last step's partial
     after the loop. Otherwise `step` passes through unused (and is compiled away).
     """
-    if LATE_PROMOTION:
+    if FMA:
+        acc += tl.sum(a.to(tl.float32)[:, :, None] * b.to(tl.float32)[None, :, :], axis=1)
+    elif LATE_PROMOTION:
         part = tl.dot(a, b, input_precision=INPUT_PRECISION)
         acc += step
         step = part
@@ -272,6 +280,7 @@ def _gemm_kernel(
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
     LATE_PROMOTION: tl.constexpr,
+    FMA: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -308,7 +317,7 @@ def _gemm_kernel(
 
     acc, offs_m, offs_n = _tile_partial(
         a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION,
+        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA,
     )  # fmt: skip
 
     if SPLIT_K == 1:
@@ -401,7 +410,7 @@ def _gemm_streamk_kernel(
         pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc, offs_m, offs_n = _tile_partial(
             a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False,
         )  # fmt: skip
         if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
             _epilogue_store(
@@ -541,7 +550,7 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION)
+            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
         if LATE_PROMOTION:
             acc += step
         offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
@@ -699,7 +708,12 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 
     def gemm_meta(cfg: GemmConfig, a_, b_, k_) -> dict:
         """_gemm_kernel's meta-parameters: the shared ones and its split-K mode."""
-        return dict(pointer_meta(cfg, a_, b_, k_), SPLIT_K=cfg.split_k, SERIAL_REDUCE=cfg.variant == "splitk_serial")
+        return dict(
+            pointer_meta(cfg, a_, b_, k_),
+            SPLIT_K=cfg.split_k,
+            SERIAL_REDUCE=cfg.variant == "splitk_serial",
+            FMA=cfg.fma,
+        )
 
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
@@ -756,6 +770,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     def ineligible(cfg: GemmConfig) -> str | None:
         if cfg.late_promotion and not fp8_precise:
             return "late promotion is for fp8 with precise accumulation"
+        if cfg.fma and a.element_size() > 2:
+            return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]

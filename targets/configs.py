@@ -23,6 +23,9 @@ Rules (the first seed's, made concrete):
   (the TMA kernel storing C through a descriptor too) where the output tile
   also fits in shared memory. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
+- Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
+  (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
+  cores instead of a 16-row matrix instruction), and their split-K versions.
 - fp8 configs with K steps <= 128 and <= 64 accumulator values per thread also come with
   `late_promotion` (for precise accumulation: each step's partial sum added while the next
   step's MMAs run).
@@ -51,6 +54,11 @@ SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 WARPS = (4, 8)
 GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
+# fma decode configs: rows at most this; the fp32 products of a K step (BM x BK x BN) at most
+# this many per thread (registers).
+FMA_MAX_M = 4
+FMA_MAX_PRODUCTS_PER_THREAD = 64
+FMA_VARIANTS = ("tile", "splitk", "splitk_serial")
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -72,12 +80,18 @@ class GemmConfig:
     # fp8 with precise accumulation: each K step's partial sum is promoted to fp32 while the next
     # step's MMAs run, instead of right after its own (which serialises the MMAs); K steps <= 128.
     late_promotion: bool = False
+    # Decode: the K step's products summed in fp32 on the CUDA cores, no matrix instruction (so
+    # BLOCK_M may be 1, 2, 4 or 8); pointer variants only ("tile", "splitk", "splitk_serial").
+    fma: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.fma, bool):
+            raise ValueError(f"GemmConfig.fma must be a bool, got {self.fma!r}")
         for name in ("block_m", "block_n", "block_k"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 16 or value & (value - 1):
-                raise ValueError(f"GemmConfig.{name} must be a power of two >= 16, got {value!r}")
+            least = 1 if self.fma and name == "block_m" else 16
+            if not isinstance(value, int) or value < least or value & (value - 1):
+                raise ValueError(f"GemmConfig.{name} must be a power of two >= {least}, got {value!r}")
         if self.num_warps not in (1, 2, 4, 8, 16):
             raise ValueError(f"GemmConfig.num_warps must be 1, 2, 4, 8 or 16, got {self.num_warps!r}")
         if not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8:
@@ -97,6 +111,11 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.late_promotion, bool):
             raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
+        if self.fma and (self.variant not in FMA_VARIANTS or self.late_promotion):
+            raise ValueError(
+                f"GemmConfig.fma is for the variants {', '.join(FMA_VARIANTS)} without late promotion, "
+                f"got {self.variant!r}{' with late_promotion' if self.late_promotion else ''}"
+            )
         if self.late_promotion and self.block_k > LATE_PROMOTION_MAX_BLOCK_K:
             raise ValueError(
                 f"GemmConfig.late_promotion needs block_k <= {LATE_PROMOTION_MAX_BLOCK_K} (the promotion interval), "
@@ -114,7 +133,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion"):
+        for flag in ("pad", "late_promotion", "fma"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         return fields
@@ -131,7 +150,7 @@ class GemmConfig:
             base = f"{base}-sks{self.split_k}"
         elif self.variant == "streamk":
             base = f"{base}-streamk"
-        return f"{base}{'-pad' if self.pad else ''}{'-lp' if self.late_promotion else ''}"
+        return f"{base}{'-pad' if self.pad else ''}{'-lp' if self.late_promotion else ''}{'-fma' if self.fma else ''}"
 
 
 def _next_pow2(n: int) -> int:
@@ -210,6 +229,9 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
     configs += _variants(spec, configs, M, N, K, nbytes)
+    if M <= FMA_MAX_M and nbytes <= 2:
+        fma = _fma_configs(spec, M, N, K, block_ks)
+        configs += fma + _variants(spec, fma, M, N, K, nbytes)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
@@ -219,13 +241,29 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         configs += [
             dataclasses.replace(cfg, late_promotion=True)
             for cfg in configs
-            if cfg.block_k <= LATE_PROMOTION_MAX_BLOCK_K
+            if not cfg.fma
+            and cfg.block_k <= LATE_PROMOTION_MAX_BLOCK_K
             and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * math_warps(spec, cfg) * spec.warp_size
             # (Triton 3.6 fails to compile late promotion inside Hopper's warp-specialized loop)
             and not (cfg.variant == "tma_ws" and spec.arch == "sm_90")
         ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
     return tuple(_interleave_tiles(configs))
+
+
+def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int]) -> list[GemmConfig]:
+    """The decode tiles summed on the CUDA cores: BLOCK_M the rows (a power of two), the K steps of
+    the matrix configs, the products of a step within FMA_MAX_PRODUCTS_PER_THREAD registers."""
+    bm = _next_pow2(M)
+    out = []
+    for bn in _block_choices(N, (32, 64, 128), 16):
+        for bk in block_ks:
+            stages = [s for s in (2, 3) if s <= math.ceil(K / bk)] or [1]
+            for warps in WARPS:
+                if bm * bk * bn > FMA_MAX_PRODUCTS_PER_THREAD * warps * spec.warp_size:
+                    continue
+                out += [GemmConfig(bm, bn, bk, warps, s, fma=True) for s in stages]
+    return out
 
 
 # Triton versions whose warp-specialized persistent loop runs on sm_90: none yet. Triton 3.6
@@ -296,7 +334,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
         waves = programs / spec.sm_count
-        if waves < 4 and waves % 1 and k_iters >= 4:
+        if waves < 4 and waves % 1 and k_iters >= 4 and not cfg.fma:
             # A partial last wave (or less than one) that is a large part of the work: stream-K
             # deals the (tile, K step) iterations out evenly to every SM instead.
             out.append(dataclasses.replace(cfg, variant="streamk"))
@@ -318,7 +356,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
 
 def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
-    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.block_m, cfg.block_n, cfg.num_warps)
+    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.block_m, cfg.block_n, cfg.num_warps)
 
 
 def siblings(fastest: list[GemmConfig], pool: list[GemmConfig], groups: int) -> list[GemmConfig]:
@@ -383,6 +421,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     threads = math_warps(spec, cfg) * spec.warp_size
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
+        not cfg.fma,  # (the matrix configs first: a search that times only the first few keeps them)
         round(wave_eff * useful * reuse_eff, 2),
         cfg.uses_tma,  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency

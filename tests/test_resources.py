@@ -71,6 +71,27 @@ def test_every_kernel_of_every_config_is_compiled_for_the_target(report):
     assert tma[2] == "1.000x" and rows[0][2] == "n/a"
 
 
+def test_fma_decode_configs_compile_for_the_target_without_spilling(tmp_path):
+    # The CUDA cores' decode tiles (no matrix instruction): a K step's products stay in registers.
+    fma = {"fma": True}
+    entries = {
+        "a": {"cell": "fp16 1x4096x4096", "config": {**_config(1, 64, 128, 4, 2, "splitk_serial", 4), **fma}},
+        "b": {"cell": "fp8_e4m3 1x4096x4096", "config": {**_config(1, 32, 256, 4, 3), **fma}},
+    }
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(proc.stdout)
+    assert [(r[0], r[1], r[3]) for r in rows] == [
+        ("fp16 1x4096x4096", "`BM1-BN64-BK128-w4-s2-g8-sks4-fma`", "_gemm_kernel"),
+        ("fp8_e4m3 1x4096x4096", "`BM1-BN32-BK256-w4-s3-g8-fma`", "_gemm_kernel"),
+    ]
+    for row in rows:
+        assert row[5] == "0" and int(row[4]) <= 255, row  # no spills
+        assert row[8] == "-", row  # no wgmma
+
+
 def test_bad_input_is_refused_by_name(library, tmp_path):
     proc = cli("--target", "h200", "--library", str(library), interpret=True)
     assert proc.returncode == 2 and "unset TRITON_INTERPRET" in proc.stderr

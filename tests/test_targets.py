@@ -19,7 +19,14 @@ from targets import (
     get,
     spec_from_properties,
 )
-from targets.configs import dtype_bytes, hopper_partitions, math_warps
+from targets.configs import (
+    FMA_MAX_M,
+    FMA_MAX_PRODUCTS_PER_THREAD,
+    FMA_VARIANTS,
+    dtype_bytes,
+    hopper_partitions,
+    math_warps,
+)
 
 REQUIRED = {"h100-sxm", "h200", "a100-80gb", "l40s", "mi300x", "b200", "cpu-interpreter"}
 SHAPES = [
@@ -57,6 +64,13 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
     nbytes = dtype_bytes(dtype)
     tile_m, tile_n, tile_k = spec.mma_tile
     for cfg in configs:
+        if cfg.fma:  # (the CUDA cores' decode tiles: no matrix instruction, no shared-memory pipeline)
+            assert M <= FMA_MAX_M and nbytes <= 2 and cfg.block_m == 1 << (M - 1).bit_length(), cfg
+            assert cfg.variant in FMA_VARIANTS and not cfg.late_promotion
+            assert (
+                cfg.block_m * cfg.block_k * cfg.block_n <= FMA_MAX_PRODUCTS_PER_THREAD * cfg.num_warps * spec.warp_size
+            )
+            continue
         assert cfg.smem_bytes(nbytes) <= spec.smem_per_block_bytes, f"{cfg} over {name}'s shared memory"
         assert cfg.block_m % tile_m == 0 and cfg.block_n % tile_n == 0
         assert (cfg.block_k * nbytes) % (tile_k * 2) == 0, f"{cfg}: BLOCK_K not a multiple of the MMA K depth"
@@ -155,6 +169,32 @@ def test_late_promotion_configs_only_for_fp8_with_registers_to_spare():
         GemmConfig(64, 64, 64, 4, 3, late_promotion=1)
     with pytest.raises(ValueError, match="late_promotion needs block_k <= 128"):
         GemmConfig(64, 64, 256, 4, 3, late_promotion=True)
+
+
+def test_fma_decode_configs_for_a_few_rows_of_16_and_8_bit_operands():
+    h200 = get("h200")
+    for dtype, M in (("fp8_e4m3", 1), ("fp16", 3), ("bf16", 4)):
+        configs = candidate_configs(h200, dtype, M, 4096, 4096)
+        fma = [c for c in configs if c.fma]
+        assert fma, (dtype, M)  # within the MAX_CONFIGS first (one per tile group comes early)
+        assert not configs[0].fma, "the matrix configs rank first (the interpreter's and a short search's pick)"
+        assert {c.variant for c in fma} == {"tile", "splitk", "splitk_serial"}
+        assert {c.block_m for c in fma} == {1 << (M - 1).bit_length()}
+    for dtype, M in (("fp16", 16), ("fp16", 5), ("fp32", 1), ("tf32", 1)):
+        assert not [c for c in candidate_configs(h200, dtype, M, 4096, 4096, limit=None) if c.fma], (dtype, M)
+    cfg = GemmConfig(1, 64, 128, 4, 2, variant="splitk_serial", split_k=8, fma=True)
+    assert str(cfg) == "BM1-BN64-BK128-w4-s2-g8-sks8-fma" and GemmConfig(**cfg.as_dict()) == cfg
+    assert "fma" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # (library entries without the field read back)
+    with pytest.raises(ValueError, match="block_m must be a power of two >= 16, got 4"):
+        GemmConfig(4, 64, 64, 4, 2)
+    with pytest.raises(ValueError, match="block_m must be a power of two >= 1, got 3"):
+        GemmConfig(3, 64, 64, 4, 2, fma=True)
+    with pytest.raises(ValueError, match="fma is for the variants tile, splitk, splitk_serial .*, got 'tma'"):
+        GemmConfig(64, 64, 64, 4, 2, variant="tma", fma=True)
+    with pytest.raises(ValueError, match="got 'tile' with late_promotion"):
+        GemmConfig(1, 64, 64, 4, 2, late_promotion=True, fma=True)
+    with pytest.raises(ValueError, match="fma must be a bool, got 'yes'"):
+        GemmConfig(1, 64, 64, 4, 2, fma="yes")
 
 
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
