@@ -248,16 +248,19 @@ def test_every_variant_fuses_the_epilogue(config, activation, device, rng):
     assert relative_error(out, ref) <= TOLERANCE["bf16"]
 
 
+def _fp8_scales(scaling, M, N, rng, device):
+    """torch._scaled_mm's scales: one each ("tensorwise"), or per row of A and column of B ("rowwise")."""
+    if scaling == "tensorwise":
+        return torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
+    return (torch.rand(M, 1, generator=rng) + 0.5).to(device), (torch.rand(1, N, generator=rng) + 0.5).to(device)
+
+
 @pytest.mark.parametrize("config", FP8_VARIANT_CONFIGS, ids=str)
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
 def test_every_variant_scaled_fp8(config, scaling, device, rng):
     M, N, K = 40, 48, 96
     a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
-    if scaling == "tensorwise":
-        sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
-    else:
-        sa = (torch.rand(M, 1, generator=rng) + 0.5).to(device)
-        sb = (torch.rand(1, N, generator=rng) + 0.5).to(device)
+    sa, sb = _fp8_scales(scaling, M, N, rng, device)
     out = _poisoned(M, N, torch.bfloat16, device)
     kernels.scaled_matmul(a, b, sa, sb, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
@@ -305,11 +308,7 @@ def test_fma_decode_configs_any_layout(config, M, layouts, dtype_name, device, r
 def test_fma_decode_configs_scaled_fp8_with_epilogue(config, scaling, device, rng):
     M, N, K = 3, 48, 96
     a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
-    if scaling == "tensorwise":
-        sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
-    else:
-        sa = (torch.rand(M, 1, generator=rng) + 0.5).to(device)
-        sb = (torch.rand(1, N, generator=rng) + 0.5).to(device)
+    sa, sb = _fp8_scales(scaling, M, N, rng, device)
     bias = _randn((N,), rng, torch.bfloat16, device)
     out = _poisoned(M, N, torch.bfloat16, device)
     kernels.scaled_matmul(a, b, sa, sb, bias=bias, activation="gelu", out=out, config=config)
