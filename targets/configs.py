@@ -81,7 +81,7 @@ class GemmConfig:
     # step's MMAs run, instead of right after its own (which serialises the MMAs); K steps <= 128.
     late_promotion: bool = False
     # Decode: the K step's products summed in fp32 on the CUDA cores, no matrix instruction (so
-    # BLOCK_M may be 1, 2, 4 or 8); pointer variants only ("tile", "splitk", "splitk_serial").
+    # BLOCK_M may be below 16); pointer variants only ("tile", "splitk", "splitk_serial").
     fma: bool = False
 
     def __post_init__(self) -> None:
