@@ -66,7 +66,7 @@ def main(args) -> int:
             f"{pct(row, 'triton_cv'):>9} {pct(row, 'native_cv'):>9}"
         )
     worst = max(max(r.get("ratio_cv", 0), r.get("triton_cv", 0), r.get("native_cv", 0)) for r in rows)
-    over = [r["cell"] for r in rows if max(r.get("ratio_cv", 0), r.get("triton_cv", 0)) > args.target]
+    over = cells_over(rows, args.target)
     print(
         f"\n{len(rows)} cells over {len(args.files)} runs; worst CV {100 * worst:.2f}%; "
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time)"
@@ -81,7 +81,8 @@ def main(args) -> int:
     return 0
 
 
-def _over(rows: list[dict], target: float) -> list[str]:
+def cells_over(rows: list[dict], target: float) -> list[str]:
+    """The cells of `noise_table` rows whose ratio or Triton-time CV is above the goal."""
     return [r["cell"] for r in rows if max(r.get("ratio_cv", 0), r.get("triton_cv", 0)) > target]
 
 
@@ -91,7 +92,7 @@ def pair_report(runs: list[ResultFile], files: list[str], target: float) -> str:
     lines = ["", f"Cells above the {100 * target:.1f}% goal by pair of runs:"]
     for i in range(len(runs)):
         for j in range(i + 1, len(runs)):
-            count = len(_over(noise_table([runs[i], runs[j]]), target))
+            count = len(cells_over(noise_table([runs[i], runs[j]]), target))
             lines.append(f"  runs {i + 1} and {j + 1}: {count}")
     lines.append("  (" + ", ".join(f"{i + 1} = {path}" for i, path in enumerate(files)) + ")")
     return "\n".join(lines)
