@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 
@@ -41,10 +42,8 @@ COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies")
 
 def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies."""
-    kind, plus, copies = text.partition("+")
-    count = copies.removeprefix("copies")
-    if text in COLD_L2 or (kind in ("write", "read") and plus and copies.startswith("copies") and count.isdigit()
-                           and 1 <= int(count) <= 64):  # fmt: skip
+    match = re.fullmatch(r"rotate|(write|read)(\+copies([0-9]+)?)?", text)
+    if match and not (match[3] and not 1 <= int(match[3]) <= 64):
         return text
     raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)} or write+copiesN / read+copiesN "
                                      f"(N in 1..64), got {text!r}")  # fmt: skip
