@@ -230,13 +230,16 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--dtypes", nargs="+", metavar="DTYPE", help="only these dtypes")
     tun.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
     tun.add_argument("--top-k", type=int, default=None,
-                     help="rank only the first K candidates (default: all, <= 64)")  # fmt: skip
+                     help="rank only the first K candidates (default: all, at most the target's first 128)")  # fmt: skip
     tun.add_argument("--finalists", type=int, default=2,
                      help="candidates per kernel variant timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
     tun.add_argument("--refine", type=int, default=2, metavar="N",
                      help="after the coarse pass, also time the other K steps, stage counts and splits of the N "
                           "fastest output tiles (default 2; 0: none)")  # fmt: skip
+    tun.add_argument("--match", metavar="REGEX",
+                     help="only the candidate configs whose names this finds, e.g. 'fma$' (one kernel path); the "
+                          "library's entry is still timed against them and kept unless one is faster")  # fmt: skip
     tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the selected cells whose speedup over native in --run is below this (e.g. 0.9)")  # fmt: skip

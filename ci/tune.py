@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import functools
 import math
+import re
 import statistics
 import sys
 import time
@@ -35,7 +36,16 @@ def coarse_ms(fn) -> float:
 
 
 def tune_bucket(
-    cells, *, rounds: int, top_k: int | None, finalists: int, spec, device: str, library=None, refine: int = 0
+    cells,
+    *,
+    rounds: int,
+    top_k: int | None,
+    finalists: int,
+    spec,
+    device: str,
+    library=None,
+    refine: int = 0,
+    match: re.Pattern | None = None,
 ) -> dict:
     """Rank the candidates on a bucket's first cell, time the best of each variant on all of
     the bucket's cells; returns the bucket's library entry.
@@ -55,6 +65,10 @@ def tune_bucket(
     config better by more than REPLACE_MARGIN in the same rounds. In the
     interpreter nothing is timed meaningfully: the first `top_k` candidates all
     go to the fine pass (a pipeline check).
+
+    `match` narrows the space to the configs whose names it finds (searched in the whole
+    space, not only its MAX_CONFIGS first), e.g. one kernel path; the incumbent still joins
+    the fine pass, so a narrowed tune replaces an entry only with a faster config.
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import timed_sides, timing_plan
@@ -66,18 +80,24 @@ def tune_bucket(
     first = cells[0]
     prep = Prepared(first, device)
     shape = (DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)
-    candidates = candidate_configs(spec, *shape)[:top_k]
+    space = candidate_configs(spec, *shape, limit=None)  # beyond the MAX_CONFIGS first
+    if match is None:
+        candidates = candidate_configs(spec, *shape)[:top_k]
+    else:
+        space = [c for c in space if match.search(str(c))]
+        candidates = space[:top_k]
+        if not candidates:
+            return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}"}
     coarse, failed = {}, {}
     if spec.is_interpreter:
         chosen = list(candidates)
     else:
-        with autotune.fresh_search(len(candidates), timer=coarse_ms):
+        with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
             prep.triton()
         search = autotune.last()
         coarse, failed = dict(search.timings_ms), dict(search.failed)
         if refine:
             fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
-            space = candidate_configs(spec, *shape, limit=None)  # beyond the MAX_CONFIGS first
             for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
                 try:
                     coarse[str(cfg)] = coarse_ms(functools.partial(prep.triton, config=cfg))
@@ -177,6 +197,13 @@ def main(args) -> int:
                 f"gemmwatch tune: --{name.replace('_', '-')} must be a positive integer, got {value}", file=sys.stderr
             )
             return 2
+    match = None
+    if args.match is not None:
+        try:
+            match = re.compile(args.match)
+        except re.error as err:
+            print(f"gemmwatch tune: --match {args.match!r} is not a regular expression: {err}", file=sys.stderr)
+            return 2
     if (args.below is None) != (args.run is None):
         print("gemmwatch tune: --below SPEEDUP and --run RESULT.json go together", file=sys.stderr)
         return 2
@@ -255,7 +282,11 @@ def main(args) -> int:
             device=device,
             library=lib,
             refine=args.refine,
+            match=match,
         )
+        if "skipped" in entry:
+            print(f"[{i}/{len(buckets)}] {cell.name}{others}: skipped, {entry['skipped']}", flush=True)
+            continue
         if "error" in entry or entry["key"] is None:
             failures += 1
             print(f"[{i}/{len(buckets)}] {cell.name}{others}: {entry.get('error')}", flush=True)

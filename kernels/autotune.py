@@ -93,18 +93,23 @@ class Selection:
 
 
 _CACHE: dict[tuple, Selection] = {}
-_SEARCH: list = []  # set inside fresh_search(): the number of candidates to time, and the timer
+_SEARCH: list = []  # set inside fresh_search(): the number of candidates to time, the timer, the space
 
 
 @contextlib.contextmanager
-def fresh_search(candidates: int, timer: Callable[[Callable[[], object]], float] | None = None):
+def fresh_search(
+    candidates: int,
+    timer: Callable[[Callable[[], object]], float] | None = None,
+    configs: list[GemmConfig] | None = None,
+):
     """Within this block every launch times its first `candidates` candidates anew,
     ignoring the process cache, the tuned library and stored choices (`gemmwatch tune`'s
     coarse pass); `last()` then holds every timing and failure. `timer(fn)`, if given,
-    returns milliseconds per call of `fn` instead of triton's `do_bench`."""
+    returns milliseconds per call of `fn` instead of triton's `do_bench`. `configs`, if
+    given, is the space instead of the target's candidates (those the operands can take)."""
     if not isinstance(candidates, int) or candidates < 1:
         raise ValueError(f"fresh_search: candidates must be a positive int, got {candidates!r}")
-    _SEARCH[:] = [candidates, timer]
+    _SEARCH[:] = [candidates, timer, configs]
     try:
         yield
     finally:
@@ -255,8 +260,12 @@ def run(
     if _SEARCH:
         if spec.is_interpreter:
             raise RuntimeError("fresh_search times candidates: the interpreter's timings are not performance")
-        candidates = _eligible_candidates(spec, key, ineligible)
-        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, _SEARCH[1]))
+        _, timer, configs = _SEARCH
+        if configs is None:
+            candidates = _eligible_candidates(spec, key, ineligible)
+        else:
+            candidates = [c for c in configs if not ineligible(c)]
+        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, timer))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
         launch(_runnable(cached.config, ineligible))

@@ -246,6 +246,38 @@ def test_the_best_ranked_config_of_every_variant_is_correct(cell):
         assert relative_error(out, ref) <= TOLERANCE[dtype], cfg
 
 
+FMA_CELLS = [("fp16", 1, 4096, 4096), ("bf16", 3, 4608, 3584), ("fp8_e4m3", 1, 8192, 8192), ("bf16", 1, 1001, 4095)]
+
+
+@pytest.mark.parametrize("cell", FMA_CELLS, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
+def test_the_fma_decode_configs_are_correct(cell):
+    # Every variant's first fma config (the products summed on the CUDA cores), as the tune's --match
+    # 'fma$' coarse pass times them: each also in a replayed CUDA graph.
+    from benchmarks.cells import Cell, Prepared
+    from ci.tune import coarse_ms
+    from kernels import DTYPE_NAMES, autotune
+    from targets import candidate_configs, detect
+
+    dtype, M, N, K = cell
+    prep = Prepared(Cell(dtype, M, N, K), "cuda")
+    ref = prep.reference()
+    fma = [c for c in candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K, limit=None) if c.fma]
+    firsts = {}
+    for cfg in fma:
+        firsts.setdefault(cfg.variant, cfg)
+    assert set(firsts) == {"tile", "splitk", "splitk_serial"}
+    for cfg in firsts.values():
+        prep.out.fill_(float("nan"))
+        out = prep.triton(config=cfg)
+        torch.cuda.synchronize()
+        assert relative_error(out, ref) <= TOLERANCE[dtype], cfg
+    with autotune.fresh_search(len(firsts), timer=coarse_ms, configs=list(firsts.values())):
+        prep.triton()
+    search = autotune.last()
+    assert not search.failed, search.failed
+    assert set(search.timings_ms) == {str(c) for c in firsts.values()}
+
+
 def test_serial_split_k_in_replayed_cuda_graphs_matches_the_second_pass(gen):
     # The tile counters live outside the graph (created by a call on the capturing stream before
     # capture, as benchmarks.timing does); each replay must find them zero and leave them zero.

@@ -91,6 +91,22 @@ def test_tune_rejects_non_positive_counts(option):
     assert proc.returncode == 2 and f"{option} must be a positive integer, got 0" in proc.stderr
 
 
+def test_match_narrows_the_space_to_one_kernel_path(tmp_path):
+    proc = cli("tune", "--allow-interpreter", "--shapes", "1x64x64", "64x64x64", "--dtypes", "fp16", "--top-k", "2",
+               "--rounds", "1", "--dir", str(tmp_path), "--match", "fma$")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fp16 64x64x64: skipped, no candidate config matches 'fma$'" in proc.stdout
+    entries = json.loads((tmp_path / f"cpu-interpreter-triton{triton.__version__}.json").read_text())["entries"]
+    (entry,) = entries.values()
+    assert entry["cell"] == "fp16 1x64x64" and entry["config"]["fma"] is True
+    assert len(entry["tried"]) == 2 and all(name.endswith("-fma") for name in entry["tried"])
+
+
+def test_tune_rejects_a_match_that_is_no_regular_expression():
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--match", "fma(")
+    assert proc.returncode == 2 and "--match 'fma(' is not a regular expression" in proc.stderr
+
+
 def test_tune_rejects_a_negative_refine():
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--refine", "-1")
     assert proc.returncode == 2 and "--refine must be a non-negative integer, got -1" in proc.stderr
