@@ -64,7 +64,20 @@ def device_description() -> dict[str, str]:
         "sm_count": str(props.multi_processor_count),
         "l2_bytes": str(props.L2_cache_size),
         "driver": _nvml(lambda nv, _handle: nv.nvmlSystemGetDriverVersion()) or "unknown",
+        # Which physical card: two cards of one model differ by 1-6% per cell (docs/BENCHMARKS.md), so
+        # runs to be compared (A/A, base/head) should name the same one; `gemmwatch noise` checks it.
+        "card": _card_uuid(props),
     }
+
+
+def _card_uuid(props) -> str:
+    """The card's UUID ("GPU-..." as nvidia-smi prints it), from NVML or torch; "unknown" without either."""
+    uuid = _nvml(lambda nv, handle: nv.nvmlDeviceGetUUID(handle))
+    if isinstance(uuid, bytes):
+        uuid = uuid.decode()
+    if not uuid and getattr(props, "uuid", None) is not None:
+        uuid = f"GPU-{props.uuid}"
+    return str(uuid) if uuid else "unknown"
 
 
 def _nvml(query):

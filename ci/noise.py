@@ -71,6 +71,9 @@ def main(args) -> int:
         f"\n{len(rows)} cells over {len(args.files)} runs; worst CV {100 * worst:.2f}%; "
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time)"
     )
+    cards = card_report(runs)
+    if cards:
+        print(cards)
     if over and len(runs) > 2:
         print(pair_report(runs, args.files, args.target))
     if over:
@@ -79,6 +82,20 @@ def main(args) -> int:
         print(clock_report(runs, over))
         print(choice_report(runs, over))
     return 0
+
+
+def card_report(runs: list[ResultFile]) -> str:
+    """A warning when the runs were measured on different physical cards (the machine parameter
+    "card", a GPU UUID): offsets between cards are not the timing's noise. Empty when they share one,
+    or when a run does not say (results from before the card was recorded)."""
+    cards = [str(run.machine_params.get("card", "")) for run in runs]
+    if any(card in ("", "unknown") for card in cards) or len(set(cards)) == 1:
+        return ""
+    named = ", ".join(f"run {i + 1}: {card}" for i, card in enumerate(cards))
+    return (
+        f"\nThe runs were measured on {len(set(cards))} different cards ({named}): a difference between "
+        "cards is part of these figures, not the noise of one card's timing."
+    )
 
 
 def cells_over(rows: list[dict], target: float) -> list[str]:

@@ -45,6 +45,13 @@ def test_detect_finds_the_catalogue_entry():
     assert spec.l2_bytes == props.L2_cache_size
 
 
+def test_the_card_is_named_by_its_uuid():
+    from benchmarks.context import device_description
+
+    card = device_description()["card"]
+    assert card.startswith("GPU-") and len(card) > 20, card
+
+
 @pytest.mark.parametrize("dtype_name", list(DTYPES))
 @pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
 def test_matmul_real_sizes(dtype_name, shape, gen):

@@ -13,13 +13,15 @@ from asv_fixtures import write_results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None):
+def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None):
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
         ("Matmul", "16x4096x4096", "fp16"): {"ratio": list(rng.normal(noisy_ratio, 1e-4, 10)), "triton": [2e-5] * 10},
     }
-    result = write_results(tmp_path / name / "results" / "h200" / f"{commit[:8]}-existing-py.json", commit, cells)
+    machine = {"machine": "h200", "triton": "3.6.0", **({"card": card} if card else {})}
+    result = write_results(tmp_path / name / "results" / "h200" / f"{commit[:8]}-existing-py.json", commit, cells,
+                           machine=machine)  # fmt: skip
     if clocks is not None:
         context = tmp_path / name / "context" / "h200" / f"{commit[:8]}-20261129T120000"
         context.mkdir(parents=True)
@@ -124,6 +126,18 @@ def test_the_run_that_stands_apart_is_named_with_each_pair_of_runs(tmp_path):
     runs = [_run(tmp_path, name, "eeeeeeee55", 0.95, ratio) for name, ratio in (("a", 1.00), ("b", 1.01), ("c", 1.02))]
     line = next(x for x in noise(*runs).stdout.splitlines() if x.startswith("  fp16 16x4096x4096") and "ratio" in x)
     assert "stands apart" not in line
+
+
+def test_runs_on_different_cards_are_told(tmp_path):
+    # A/A runs that landed on two cards of the same model: their offsets are the cards', not the timing's.
+    runs = [_run(tmp_path, name, "ffffffff66", 0.95, ratio, card=card)
+            for name, ratio, card in (("a", 1.00, "GPU-aaaa"), ("b", 1.00, "GPU-aaaa"), ("c", 1.03, "GPU-bbbb"))]  # fmt: skip
+    out = noise(*runs).stdout
+    assert "measured on 2 different cards (run 1: GPU-aaaa, run 2: GPU-aaaa, run 3: GPU-bbbb)" in out
+    assert "different cards" not in noise(*runs[:2]).stdout
+    # Results from before the card was recorded say nothing.
+    older = _run(tmp_path, "d", "ffffffff66", 0.95, 1.03)
+    assert "different cards" not in noise(runs[0], older).stdout
 
 
 def test_a_value_stands_apart_only_when_the_others_agree():
