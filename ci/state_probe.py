@@ -15,10 +15,16 @@ every cell (Triton and native interleaved, `timing.measure`) under one phase:
 - "shift": as "fixed", with memory held between the operands and the timing's own buffers (the
   flush buffer, the graphs' pools), 2 MiB more each repetition;
 - "fresh": on newly allocated operands, after a small block that moves the small ones too;
+- "workspace": as "fixed", with torch's cuBLAS workspaces freed and the allocator's cache emptied
+  before each repetition, then memory held 2 MiB more each time, so the next native call allocates
+  its workspace (one per stream in torch, used by split-K and stream-K cuBLAS kernels) elsewhere:
+  whether a native time follows where that workspace lies;
 
 and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice
 the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
-"read+copies": `timing.Placements`; "write+copies16": over 16). The report prints, per cell, phase and method, the spread of
+"read+copies": `timing.Placements`; "write+copies16": over 16), or "suite": each cell's sides and
+protocol arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements,
+calls per replay, cooldown). The report prints, per cell, phase and method, the spread of
 the Triton and native medians across repetitions and each repetition's figures.
 """
 
@@ -36,13 +42,13 @@ def _pool_index(handle: int, seen: dict[int, int]) -> int:
     return seen.setdefault(handle, len(seen))
 
 
-PHASES = ("pool", "fixed", "shift", "fresh")
-COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies")
+PHASES = ("pool", "fixed", "shift", "fresh", "workspace")
+COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies", "suite")
 
 
 def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies."""
-    match = re.fullmatch(r"rotate|(write|read)(\+copies([0-9]+)?)?", text)
+    match = re.fullmatch(r"rotate|suite|(write|read)(\+copies([0-9]+)?)?", text)
     if match and not (match[3] and not 1 <= int(match[3]) <= 64):
         return text
     raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)} or write+copiesN / read+copiesN "
@@ -51,9 +57,15 @@ def cold_l2_method(text: str) -> str:
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
     """timing.measure's (Triton, native) sides and its flush arguments for one cold-L2 method."""
-    from benchmarks.measure import PLACEMENTS
+    from benchmarks.measure import PLACEMENTS, timed_sides, timing_plan
     from benchmarks.timing import Placements, rotating_copies
 
+    if cold_l2 == "suite":
+        from targets import detect
+
+        spec = detect()
+        calls = [lambda ops: prep.triton(operands=ops), lambda ops: prep.native(operands=ops)]
+        return tuple(timed_sides(prep, "cuda", spec, calls)), timing_plan(prep, spec)
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
         return (prep.triton, prep.native), {"flush_kind": kind}
@@ -76,6 +88,11 @@ def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write
     if not torch.cuda.is_available():
         print("state_probe: needs a CUDA GPU (it times GPU streams)", file=sys.stderr)
         return 2
+    clear_workspaces = getattr(torch._C, "_cuda_clearCublasWorkspaces", None)
+    if "workspace" in phases and clear_workspaces is None:
+        print(f"state_probe: --phases workspace needs torch._C._cuda_clearCublasWorkspaces, which torch "
+              f"{torch.__version__} lacks", file=sys.stderr)  # fmt: skip
+        return 2
     l2_bytes = torch.cuda.get_device_properties(0).L2_cache_size
     preps = []
     for cell in cells:
@@ -93,6 +110,11 @@ def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write
                 # flush buffer, the graphs' pools), a new 2 MiB more each repetition: those land
                 # elsewhere relative to the operands.
                 held = torch.empty((10 + 2 * rep) << 20, dtype=torch.uint8, device="cuda") if phase == "shift" else None
+                if phase == "workspace":
+                    torch.cuda.synchronize()
+                    clear_workspaces()
+                    torch.cuda.empty_cache()
+                    held = torch.empty((2 + 2 * rep) << 20, dtype=torch.uint8, device="cuda")
                 if phase == "fresh":
                     # New operands each repetition, after a small block that moves the small ones
                     # (<= 1 MiB: A, C and the like at M <= 16) within their 2 MiB segments too.
@@ -152,11 +174,12 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=10, help="timing rounds per repetition (default 10)")
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES),
                         help="pool: a new pooled stream per timing; fixed: one stream; shift: one stream, "
-                        "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition")  # fmt: skip
+                        "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition; "
+                        "workspace: one stream, torch's cuBLAS workspaces allocated anew elsewhere each repetition")  # fmt: skip
     parser.add_argument("--cold-l2", nargs="+", type=cold_l2_method, default=["write"],
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
                         "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
-                        "+copiesN: over N copies")  # fmt: skip
+                        "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay)")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)

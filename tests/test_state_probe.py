@@ -58,5 +58,9 @@ def test_bad_arguments_and_a_machine_without_a_gpu_are_refused(tmp_path):
     proc = probe("--cells", "fp16 16x32x32", "--cold-l2", "write+copies0", "--out", str(tmp_path / "x.json"))
     assert proc.returncode == 2 and "(N in 1..64), got 'write+copies0'" in proc.stderr
     assert state_probe.cold_l2_method("read+copies16") == "read+copies16"
+    assert state_probe.cold_l2_method("suite") == "suite"
+    proc = probe("--cells", "fp16 16x32x32", "--phases", "workspace", "fixed", "--cold-l2", "suite",
+                 "--out", str(tmp_path / "x.json"))  # fmt: skip
+    assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr  # the arguments themselves parse
     proc = probe("--cells", "fp16 16x32x32", "--out", str(tmp_path / "x.json"))  # this machine has no GPU
     assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr and not (tmp_path / "x.json").exists()
