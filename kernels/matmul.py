@@ -180,9 +180,16 @@ def _tile_partial(
     a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
     INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
-    FMA: tl.constexpr,
+    FMA: tl.constexpr, SWAP_AB: tl.constexpr,
 ):  # fmt: skip
-    """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n)."""
+    """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n).
+
+    SWAP_AB (decode tiles of 16-32 rows): each step computes the transposed tile, B^T @ A^T, so that
+    B's BLOCK_N columns are the MMA's rows and A's few rows its columns: on Hopper a warpgroup MMA
+    (which needs 64 rows, and takes 8-256 columns) instead of the 16-row `mma.sync` a BLOCK_M of 16
+    gets, both operands K-major as fp8 needs them when A is row-major and B column-major. The
+    accumulator is transposed back once, after the loop.
+    """
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     # Rows/columns past the edge wrap onto valid ones, so operand loads need
@@ -193,8 +200,12 @@ def _tile_partial(
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
 
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    if SWAP_AB:
+        acc_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+        step_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(k_lo, k_hi):
         if EVEN_K:
             a = tl.load(a_ptrs)
@@ -203,10 +214,19 @@ def _tile_partial(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA)
+        if SWAP_AB:
+            acc_t, step_t = _mma(
+                tl.trans(b), tl.trans(a), acc_t, step_t, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False
+            )
+        else:
+            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
-    if LATE_PROMOTION:
+    if SWAP_AB:
+        if LATE_PROMOTION:
+            acc_t += step_t
+        acc = tl.trans(acc_t)
+    elif LATE_PROMOTION:
         acc += step
     return acc, offs_m, offs_n
 
@@ -281,6 +301,7 @@ def _gemm_kernel(
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
     LATE_PROMOTION: tl.constexpr,
     FMA: tl.constexpr,
+    SWAP_AB: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -317,7 +338,7 @@ def _gemm_kernel(
 
     acc, offs_m, offs_n = _tile_partial(
         a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA,
+        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA, SWAP_AB,
     )  # fmt: skip
 
     if SPLIT_K == 1:
@@ -410,7 +431,7 @@ def _gemm_streamk_kernel(
         pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc, offs_m, offs_n = _tile_partial(
             a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, False,
         )  # fmt: skip
         if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
             _epilogue_store(
@@ -713,6 +734,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             SPLIT_K=cfg.split_k,
             SERIAL_REDUCE=cfg.variant == "splitk_serial",
             FMA=cfg.fma,
+            SWAP_AB=cfg.swap_ab,
         )
 
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
@@ -772,6 +794,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "late promotion is for fp8 with precise accumulation"
         if cfg.fma and a.element_size() > 2:
             return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
+        if cfg.swap_ab and a.element_size() > 2:
+            return "swap-AB configs are for 16- and 8-bit operands (tf32's warpgroup MMA needs both K-major)"
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]

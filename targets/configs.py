@@ -59,6 +59,10 @@ GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
 FMA_MAX_M = 4
 FMA_MAX_PRODUCTS_PER_THREAD = 64
 FMA_VARIANTS = ("tile", "splitk", "splitk_serial")
+# Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
+# rows, of which there are 64 per warpgroup.
+SWAP_MAX_M = 32
+SWAP_MIN_BLOCK_N = 64
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -83,10 +87,20 @@ class GemmConfig:
     # Decode: the K step's products summed in fp32 on the CUDA cores, no matrix instruction (so
     # BLOCK_M may be below 16); pointer variants only ("tile", "splitk", "splitk_serial").
     fma: bool = False
+    # Decode: each K step computes the transposed tile (B^T @ A^T), B's columns on the MMA's rows,
+    # so that a tile of 16-32 rows gets Hopper's warpgroup MMA (64 rows); pointer variants only.
+    swap_ab: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
             raise ValueError(f"GemmConfig.fma must be a bool, got {self.fma!r}")
+        if not isinstance(self.swap_ab, bool):
+            raise ValueError(f"GemmConfig.swap_ab must be a bool, got {self.swap_ab!r}")
+        if self.swap_ab and (self.variant not in FMA_VARIANTS or self.fma or self.block_n < SWAP_MIN_BLOCK_N):
+            raise ValueError(
+                f"GemmConfig.swap_ab is for the variants {', '.join(FMA_VARIANTS)}, without fma, with block_n >= "
+                f"{SWAP_MIN_BLOCK_N} (the MMA's rows), got {self}"
+            )
         for name in ("block_m", "block_n", "block_k"):
             value = getattr(self, name)
             least = 1 if self.fma and name == "block_m" else 16
@@ -133,7 +147,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion", "fma"):
+        for flag in ("pad", "late_promotion", "fma", "swap_ab"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         return fields
@@ -150,7 +164,8 @@ class GemmConfig:
             base = f"{base}-sks{self.split_k}"
         elif self.variant == "streamk":
             base = f"{base}-streamk"
-        return f"{base}{'-pad' if self.pad else ''}{'-lp' if self.late_promotion else ''}{'-fma' if self.fma else ''}"
+        flags = (("-pad", self.pad), ("-lp", self.late_promotion), ("-fma", self.fma), ("-swap", self.swap_ab))
+        return base + "".join(suffix for suffix, on in flags if on)
 
 
 def _next_pow2(n: int) -> int:
@@ -228,6 +243,9 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
+    if M <= SWAP_MAX_M and nbytes <= 2 and spec.arch == "sm_90":
+        # Hopper's warpgroup MMA needs 64 rows: decode tiles computed transposed (B^T @ A^T) get it.
+        configs += [dataclasses.replace(cfg, swap_ab=True) for cfg in configs if cfg.block_n >= SWAP_MIN_BLOCK_N]
     configs += _variants(spec, configs, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks)
@@ -334,7 +352,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
         programs = math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n)
         k_iters = math.ceil(K / cfg.block_k)
         waves = programs / spec.sm_count
-        if waves < 4 and waves % 1 and k_iters >= 4 and not cfg.fma:
+        if waves < 4 and waves % 1 and k_iters >= 4 and not (cfg.fma or cfg.swap_ab):
             # A partial last wave (or less than one) that is a large part of the work: stream-K
             # deals the (tile, K step) iterations out evenly to every SM instead.
             out.append(dataclasses.replace(cfg, variant="streamk"))
@@ -421,7 +439,8 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     threads = math_warps(spec, cfg) * spec.warp_size
     outputs_per_thread = cfg.block_m * cfg.block_n / threads
     return (
-        not cfg.fma,  # (the matrix configs first: a search that times only the first few keeps them)
+        # (the plain matrix configs first: a search that times only the first few keeps them)
+        not (cfg.fma or cfg.swap_ab),
         round(wave_eff * useful * reuse_eff, 2),
         cfg.uses_tma,  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency

@@ -253,13 +253,15 @@ def test_the_best_ranked_config_of_every_variant_is_correct(cell):
         assert relative_error(out, ref) <= TOLERANCE[dtype], cfg
 
 
-FMA_CELLS = [("fp16", 1, 4096, 4096), ("bf16", 3, 4608, 3584), ("fp8_e4m3", 1, 8192, 8192), ("bf16", 1, 1001, 4095)]
+DECODE_CELLS = [("fp16", 1, 4096, 4096), ("bf16", 3, 4608, 3584), ("fp8_e4m3", 1, 8192, 8192), ("bf16", 1, 1001, 4095)]
 
 
-@pytest.mark.parametrize("cell", FMA_CELLS, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
-def test_the_fma_decode_configs_are_correct(cell):
-    # Every variant's first fma config (the products summed on the CUDA cores), as the tune's --match
-    # 'fma$' coarse pass times them: each also in a replayed CUDA graph.
+@pytest.mark.parametrize("path", ["fma", "swap_ab"])
+@pytest.mark.parametrize("cell", DECODE_CELLS, ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")
+def test_the_decode_paths_configs_are_correct(cell, path):
+    # Every variant's first config of the decode path (fma: the products summed on the CUDA cores;
+    # swap_ab: the tile computed transposed, on Hopper's warpgroup MMA), as the tune's --match coarse
+    # pass times them: each also in a replayed CUDA graph.
     from benchmarks.cells import Cell, Prepared
     from ci.tune import coarse_ms
     from kernels import DTYPE_NAMES, autotune
@@ -268,9 +270,13 @@ def test_the_fma_decode_configs_are_correct(cell):
     dtype, M, N, K = cell
     prep = Prepared(Cell(dtype, M, N, K), "cuda")
     ref = prep.reference()
-    fma = [c for c in candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K, limit=None) if c.fma]
+    space = candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K, limit=None)
+    mine = [c for c in space if getattr(c, path)]
+    if path == "swap_ab" and detect().arch != "sm_90":
+        assert not mine
+        pytest.skip("swap-AB decode configs are for Hopper's warpgroup MMA")
     firsts = {}
-    for cfg in fma:
+    for cfg in mine:
         firsts.setdefault(cfg.variant, cfg)
     assert set(firsts) == {"tile", "splitk", "splitk_serial"}
     for cfg in firsts.values():

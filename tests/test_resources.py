@@ -92,6 +92,32 @@ def test_fma_decode_configs_compile_for_the_target_without_spilling(tmp_path):
         assert row[8] == "-", row  # no wgmma
 
 
+def test_swap_ab_decode_configs_get_the_warpgroup_mma(tmp_path):
+    # A 16-row tile computed transposed: B's 128 columns are a warpgroup MMA's rows (the plain
+    # 16-row tile compiles to mma.sync: no wgmma at all), fp8 with and without late promotion.
+    swap = {"swap_ab": True}
+    entries = {
+        "a": {"cell": "fp16 1x4096x4096", "config": {**_config(16, 128, 64, 4, 4, "splitk_serial", 4), **swap}},
+        "b": {"cell": "fp8_e4m3 1x8192x8192", "config": {**_config(16, 128, 128, 4, 4, "splitk_serial", 4), **swap}},
+        "c": {"cell": "fp8_e4m3 1x6144x4096",
+              "config": {**_config(16, 128, 128, 8, 4, "splitk_serial", 8), **swap, "late_promotion": True}},
+        "d": {"cell": "fp8_e4m3 16x4096x4096", "config": _config(16, 128, 128, 4, 4, "splitk_serial", 4)},
+    }  # fmt: skip
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 0, proc.stderr
+    rows = {r[1]: r for r in _rows(proc.stdout) if r[3] == "_gemm_kernel"}
+    assert len(rows) == 4
+    for name, row in rows.items():
+        assert row[5] == "0", row  # no spills
+        if name.endswith("-swap`"):
+            assert row[8] != "-", row  # warpgroup MMAs
+        else:
+            assert row[8] == "-", row
+    assert float(rows["`BM16-BN128-BK64-w4-s4-g8-sks4-swap`"][8]) >= 4  # fp16: a K step's MMAs chained
+
+
 def test_bad_input_is_refused_by_name(library, tmp_path):
     proc = cli("--target", "h200", "--library", str(library), interpret=True)
     assert proc.returncode == 2 and "unset TRITON_INTERPRET" in proc.stderr

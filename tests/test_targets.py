@@ -23,6 +23,8 @@ from targets.configs import (
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
     FMA_VARIANTS,
+    SWAP_MAX_M,
+    SWAP_MIN_BLOCK_N,
     dtype_bytes,
     hopper_partitions,
     math_warps,
@@ -64,6 +66,8 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
     nbytes = dtype_bytes(dtype)
     tile_m, tile_n, tile_k = spec.mma_tile
     for cfg in configs:
+        if cfg.swap_ab:  # (decode tiles computed transposed for Hopper's warpgroup MMA)
+            assert spec.arch == "sm_90" and M <= SWAP_MAX_M and nbytes <= 2 and cfg.block_n >= SWAP_MIN_BLOCK_N, cfg
         if cfg.fma:  # (the CUDA cores' decode tiles: no matrix instruction, no shared-memory pipeline)
             assert M <= FMA_MAX_M and nbytes <= 2 and cfg.block_m == 1 << (M - 1).bit_length(), cfg
             assert cfg.variant in FMA_VARIANTS and not cfg.late_promotion
@@ -195,6 +199,39 @@ def test_fma_decode_configs_for_a_few_rows_of_16_and_8_bit_operands():
         GemmConfig(1, 64, 64, 4, 2, late_promotion=True, fma=True)
     with pytest.raises(ValueError, match="fma must be a bool, got 'yes'"):
         GemmConfig(1, 64, 64, 4, 2, fma="yes")
+
+
+def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
+    h200 = get("h200")
+    for dtype, M in (("fp8_e4m3", 1), ("fp16", 16), ("bf16", 32)):
+        space = candidate_configs(h200, dtype, M, 4096, 4096, limit=None)
+        swap = [c for c in space if c.swap_ab]
+        assert swap and not space[0].swap_ab, (dtype, M)  # (the plain matrix configs rank first)
+        assert {c.variant for c in swap} == {"tile", "splitk", "splitk_serial"}
+        assert all(c.block_m <= SWAP_MAX_M and c.block_n >= SWAP_MIN_BLOCK_N and not c.fma for c in swap)
+        # each one is a plain decode config, transposed
+        plain = set(space)
+        assert all(dataclasses.replace(c, swap_ab=False) in plain for c in swap)
+    assert any(c.late_promotion for c in candidate_configs(h200, "fp8_e4m3", 1, 4096, 4096, limit=None) if c.swap_ab)
+    for target, dtype, M in (
+        ("h200", "fp16", 64),
+        ("h200", "tf32", 1),
+        ("a100-80gb", "fp16", 1),
+        ("mi300x", "bf16", 1),
+    ):
+        assert not [c for c in candidate_configs(get(target), dtype, M, 4096, 4096, limit=None) if c.swap_ab], (
+            target, dtype, M)  # fmt: skip
+    cfg = GemmConfig(16, 128, 128, 4, 4, variant="splitk_serial", split_k=4, late_promotion=True, swap_ab=True)
+    assert str(cfg) == "BM16-BN128-BK128-w4-s4-g8-sks4-lp-swap" and GemmConfig(**cfg.as_dict()) == cfg
+    assert "swap_ab" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # (library entries without the field read back)
+    with pytest.raises(ValueError, match="swap_ab is for the variants tile, splitk, splitk_serial, .*BM16-BN32"):
+        GemmConfig(16, 32, 64, 4, 2, swap_ab=True)
+    with pytest.raises(ValueError, match="swap_ab is for the variants .*-streamk"):
+        GemmConfig(16, 64, 64, 4, 2, variant="streamk", swap_ab=True)
+    with pytest.raises(ValueError, match="swap_ab is for the variants .*-fma"):
+        GemmConfig(1, 64, 64, 4, 2, fma=True, swap_ab=True)
+    with pytest.raises(ValueError, match="swap_ab must be a bool, got 1"):
+        GemmConfig(16, 64, 64, 4, 2, swap_ab=1)
 
 
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
