@@ -279,57 +279,27 @@ def test_every_variant_on_aligned_copies_scaled_fp8_with_epilogue(config, device
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
 
 
-# The decode tiles summed on the CUDA cores: 1-4 rows, whole and split K (unequal slices).
+# The decode paths, whole and split K (unequal slices): tiles of 1-4 rows summed on the CUDA cores
+# (fma), and 16-32 row tiles computed transposed, B^T @ A^T, for Hopper's warpgroup MMA (swap-AB).
 FMA_CONFIGS = [
     GemmConfig(1, 32, 32, 4, 2, fma=True),
     GemmConfig(4, 64, 32, 4, 1, fma=True),
     GemmConfig(2, 32, 32, 4, 2, variant="splitk", split_k=3, fma=True),
     GemmConfig(4, 32, 32, 4, 2, variant="splitk_serial", split_k=3, fma=True),
 ]
-
-
-@pytest.mark.parametrize("config", FMA_CONFIGS, ids=str)
-@pytest.mark.parametrize("M", [1, 3, 9])  # (9 rows: several row tiles of a 1-4 row config)
-@pytest.mark.parametrize("layouts", [("row", "row"), ("col", "col")], ids="-".join)
-@pytest.mark.parametrize("dtype_name", ["fp16", "bf16"])
-def test_fma_decode_configs_any_layout(config, M, layouts, dtype_name, device, rng):
-    dtype, _ = FLOAT_DTYPES[dtype_name]
-    N, K = 45, 100  # (neither a multiple of the blocks: masked edges, K not even)
-    a = _layout(_randn((M, K), rng, dtype, device), layouts[0])
-    b = _layout(_randn((K, N), rng, dtype, device), layouts[1])
-    out = _poisoned(M, N, dtype, device)
-    kernels.matmul(a, b, out=out, config=config)
-    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
-    assert kernels.autotune.last().config == config
-
-
-@pytest.mark.parametrize("config", FMA_CONFIGS, ids=str)
-@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
-def test_fma_decode_configs_scaled_fp8_with_epilogue(config, scaling, device, rng):
-    M, N, K = 3, 48, 96
-    a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
-    sa, sb = _fp8_scales(scaling, M, N, rng, device)
-    bias = _randn((N,), rng, torch.bfloat16, device)
-    out = _poisoned(M, N, torch.bfloat16, device)
-    kernels.scaled_matmul(a, b, sa, sb, bias=bias, activation="gelu", out=out, config=config)
-    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb, bias=bias, activation="gelu")
-    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
-
-
-# Decode tiles computed transposed (B^T @ A^T: a warpgroup MMA's rows on Hopper): whole and split K,
-# with late promotion for fp8.
 SWAP_CONFIGS = [
     GemmConfig(16, 64, 32, 4, 2, swap_ab=True),
     GemmConfig(32, 64, 32, 4, 1, variant="splitk", split_k=3, swap_ab=True),
     GemmConfig(16, 64, 32, 4, 2, variant="splitk_serial", split_k=3, swap_ab=True),
 ]
+DECODE_CONFIGS = FMA_CONFIGS + SWAP_CONFIGS
 
 
-@pytest.mark.parametrize("config", SWAP_CONFIGS, ids=str)
-@pytest.mark.parametrize("M", [1, 3, 17])  # (17 rows: two row tiles of a 16-row config)
+@pytest.mark.parametrize("config", DECODE_CONFIGS, ids=str)
+@pytest.mark.parametrize("M", [1, 3, 17])  # (17 rows: several row tiles of every config)
 @pytest.mark.parametrize("layouts", [("row", "row"), ("col", "col")], ids="-".join)
 @pytest.mark.parametrize("dtype_name", ["fp16", "bf16"])
-def test_swap_ab_decode_configs_any_layout(config, M, layouts, dtype_name, device, rng):
+def test_decode_configs_any_layout(config, M, layouts, dtype_name, device, rng):
     dtype, _ = FLOAT_DTYPES[dtype_name]
     N, K = 75, 100  # (neither a multiple of the blocks: masked edges, K not even)
     a = _layout(_randn((M, K), rng, dtype, device), layouts[0])
@@ -340,9 +310,11 @@ def test_swap_ab_decode_configs_any_layout(config, M, layouts, dtype_name, devic
     assert kernels.autotune.last().config == config
 
 
-@pytest.mark.parametrize("config", [*SWAP_CONFIGS, dataclasses.replace(SWAP_CONFIGS[2], late_promotion=True)], ids=str)
+@pytest.mark.parametrize(
+    "config", [*DECODE_CONFIGS, dataclasses.replace(SWAP_CONFIGS[2], late_promotion=True)], ids=str
+)
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
-def test_swap_ab_decode_configs_scaled_fp8_with_epilogue(config, scaling, device, rng):
+def test_decode_configs_scaled_fp8_with_epilogue(config, scaling, device, rng):
     M, N, K = 3, 80, 96
     a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
     sa, sb = _fp8_scales(scaling, M, N, rng, device)
@@ -353,16 +325,17 @@ def test_swap_ab_decode_configs_scaled_fp8_with_epilogue(config, scaling, device
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
 
 
-def test_swap_ab_configs_are_refused_for_fp32_operands(device, rng):
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [(FMA_CONFIGS[0], "fma configs are for 16- and 8-bit operands"),
+     (SWAP_CONFIGS[0], "swap-AB configs are for 16- and 8-bit operands")],
+    ids=str,
+)  # fmt: skip
+def test_decode_configs_are_refused_for_fp32_operands(config, message, device, rng):
     a, b = _randn((1, 32), rng, torch.float32, device), _randn((32, 64), rng, torch.float32, device)
-    with pytest.raises(ValueError, match="swap-AB configs are for 16- and 8-bit operands"):
-        kernels.matmul(a, b, precision="tf32", config=SWAP_CONFIGS[0])
-
-
-def test_fma_configs_are_refused_for_fp32_operands(device, rng):
-    a, b = _randn((1, 32), rng, torch.float32, device), _randn((32, 32), rng, torch.float32, device)
-    with pytest.raises(ValueError, match="fma configs are for 16- and 8-bit operands"):
-        kernels.matmul(a, b, precision="ieee", config=FMA_CONFIGS[0])
+    for precision in ("ieee", "tf32"):
+        with pytest.raises(ValueError, match=message):
+            kernels.matmul(a, b, precision=precision, config=config)
 
 
 def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
