@@ -36,6 +36,10 @@ from ci.asv_results import Entry, ResultFile
 # anything; the compared axis (e.g. "triton" when comparing Triton versions) is
 # exempt.
 CONTEXT_KEYS = ("machine", "device", "driver", "cuda", "cublas", "hip", "torch", "triton", "timing_protocol")
+# Compared only where both sides record them: the physical card (its UUID; recorded since
+# 2026-12-01). Two cards of one model put the same code's cells 1-6% apart on the H200
+# (docs/BENCHMARKS.md), so results from two jobs of a runner pool are not compared cell by cell.
+RECORDED_CONTEXT_KEYS = ("card",)
 
 
 class Verdict(StrEnum):
@@ -254,6 +258,10 @@ def compare(
             continue
         b, h = str(base.machine_params.get(key, "")), str(head.machine_params.get(key, ""))
         if b != h:
+            result.context_diff[key] = (b, h)
+    for key in RECORDED_CONTEXT_KEYS:
+        b, h = str(base.machine_params.get(key, "")), str(head.machine_params.get(key, ""))
+        if b and h and b != h:
             result.context_diff[key] = (b, h)
 
     interpreter = is_interpreter(base.machine_params) or is_interpreter(head.machine_params)

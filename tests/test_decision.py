@@ -118,6 +118,20 @@ def test_context_mismatch_is_reported_and_not_called(tmp_path):
     assert result.counts()["not-called"] == len(result.cells)
 
 
+def test_results_from_two_cards_are_not_compared(tmp_path):
+    rng = np.random.default_rng(12)
+    base = load(write_results(tmp_path / "base.json", "a" * 40, _matrix(rng), {"card": "GPU-aaaa"}))
+    head = load(write_results(tmp_path / "head.json", "b" * 40, _matrix(rng), {"card": "GPU-bbbb"}))
+    result = compare(base, head)
+    assert result.context_diff == {"card": ("GPU-aaaa", "GPU-bbbb")}
+    assert result.counts()["not-called"] == len(result.cells)
+    # One card on both sides, or a side measured before the card was recorded: compared as before.
+    same = load(write_results(tmp_path / "same.json", "b" * 40, _matrix(rng), {"card": "GPU-aaaa"}))
+    older = load(write_results(tmp_path / "older.json", "b" * 40, _matrix(rng)))
+    for other in (same, older):
+        assert not compare(base, other).context_diff
+
+
 def test_results_of_another_timing_protocol_are_not_compared(tmp_path):
     from benchmarks.timing import PROTOCOL
 

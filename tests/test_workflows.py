@@ -487,14 +487,21 @@ def test_triton_workflow():
 
     measure = wf["jobs"]["measure"]
     assert measure["strategy"]["fail-fast"] is False
-    assert set(measure["strategy"]["matrix"]) == {"target", "triton"}
+    # All of a target's versions in one job: on one card (cards differ by more than the versions may).
+    assert set(measure["strategy"]["matrix"]) == {"target"}
     scripts = "\n".join(s.get("run", "") for s in measure["steps"])
+    assert 'for TRITON_VERSION in "${versions[@]}"; do' in scripts
     assert 'ci/make_triton_env.sh "$TRITON_VERSION"' in scripts and "GITHUB_STEP_SUMMARY" in scripts
     assert '"$ENV_PY" -m ci.cli run "$GITHUB_SHA" --python "$ENV_PY"' in scripts
+    assert '--results-dir "results/triton-$TRITON_VERSION/results"' in scripts
+    upload = next(s for s in measure["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["with"]["name"] == "results-triton-${{ matrix.target }}" and upload["with"]["path"] == "results"
 
     compare = wf["jobs"]["compare"]
     assert not self_hosted(compare) and compare["if"].startswith("${{ !cancelled()")
-    assert "ci.cli compare --axis triton --base-results" in "\n".join(s.get("run", "") for s in compare["steps"])
+    compare_script = "\n".join(s.get("run", "") for s in compare["steps"])
+    assert "ci.cli compare --axis triton --base-results" in compare_script
+    assert '"$art/results-triton-$1/triton-$2/results"/*/' in compare_script  # what the measure job uploads
 
 
 def test_tune_workflow_retunes_on_the_gpus_and_proposes_a_pull_request():
