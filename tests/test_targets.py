@@ -189,16 +189,6 @@ def test_fma_decode_configs_for_a_few_rows_of_16_and_8_bit_operands():
     cfg = GemmConfig(1, 64, 128, 4, 2, variant="splitk_serial", split_k=8, fma=True)
     assert str(cfg) == "BM1-BN64-BK128-w4-s2-g8-sks8-fma" and GemmConfig(**cfg.as_dict()) == cfg
     assert "fma" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # (library entries without the field read back)
-    with pytest.raises(ValueError, match="block_m must be a power of two >= 16, got 4"):
-        GemmConfig(4, 64, 64, 4, 2)
-    with pytest.raises(ValueError, match="block_m must be a power of two >= 1, got 3"):
-        GemmConfig(3, 64, 64, 4, 2, fma=True)
-    with pytest.raises(ValueError, match="fma is for the variants tile, splitk, splitk_serial .*, got 'tma'"):
-        GemmConfig(64, 64, 64, 4, 2, variant="tma", fma=True)
-    with pytest.raises(ValueError, match="got 'tile' with late_promotion"):
-        GemmConfig(1, 64, 64, 4, 2, late_promotion=True, fma=True)
-    with pytest.raises(ValueError, match="fma must be a bool, got 'yes'"):
-        GemmConfig(1, 64, 64, 4, 2, fma="yes")
 
 
 def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
@@ -224,14 +214,25 @@ def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
     cfg = GemmConfig(16, 128, 128, 4, 4, variant="splitk_serial", split_k=4, late_promotion=True, swap_ab=True)
     assert str(cfg) == "BM16-BN128-BK128-w4-s4-g8-sks4-lp-swap" and GemmConfig(**cfg.as_dict()) == cfg
     assert "swap_ab" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # (library entries without the field read back)
-    with pytest.raises(ValueError, match="swap_ab is for the variants tile, splitk, splitk_serial, .*BM16-BN32"):
-        GemmConfig(16, 32, 64, 4, 2, swap_ab=True)
-    with pytest.raises(ValueError, match="swap_ab is for the variants .*-streamk"):
-        GemmConfig(16, 64, 64, 4, 2, variant="streamk", swap_ab=True)
-    with pytest.raises(ValueError, match="swap_ab is for the variants .*-fma"):
-        GemmConfig(1, 64, 64, 4, 2, fma=True, swap_ab=True)
-    with pytest.raises(ValueError, match="swap_ab must be a bool, got 1"):
-        GemmConfig(16, 64, 64, 4, 2, swap_ab=1)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        ((4, 64, 64, 4, 2), {}, "block_m must be a power of two >= 16, got 4"),
+        ((3, 64, 64, 4, 2), {"fma": True}, "block_m must be a power of two >= 1, got 3"),
+        ((64, 64, 64, 4, 2), {"variant": "tma", "fma": True}, "fma is for the variants tile, splitk, splitk_serial .*, got 'tma'"),
+        ((1, 64, 64, 4, 2), {"late_promotion": True, "fma": True}, "got 'tile' with late_promotion"),
+        ((1, 64, 64, 4, 2), {"fma": "yes"}, "fma must be a bool, got 'yes'"),
+        ((16, 32, 64, 4, 2), {"swap_ab": True}, "swap_ab is for the variants tile, splitk, splitk_serial, .*BM16-BN32"),
+        ((16, 64, 64, 4, 2), {"variant": "streamk", "swap_ab": True}, "swap_ab is for the variants .*-streamk"),
+        ((1, 64, 64, 4, 2), {"fma": True, "swap_ab": True}, "swap_ab is for the variants .*-fma"),
+        ((16, 64, 64, 4, 2), {"swap_ab": 1}, "swap_ab must be a bool, got 1"),
+    ],
+)  # fmt: skip
+def test_decode_configs_that_cannot_be_are_refused(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        GemmConfig(*args, **kwargs)
 
 
 def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
