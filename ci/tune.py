@@ -74,20 +74,18 @@ def tune_bucket(
     from benchmarks.measure import timed_sides, timing_plan
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
-    from targets import candidate_configs
+    from targets import MAX_CONFIGS, candidate_configs
     from targets.configs import siblings
 
     first = cells[0]
     prep = Prepared(first, device)
     shape = (DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)
     space = candidate_configs(spec, *shape, limit=None)  # beyond the MAX_CONFIGS first
-    if match is None:
-        candidates = candidate_configs(spec, *shape)[:top_k]
-    else:
+    if match is not None:
         space = [c for c in space if match.search(str(c))]
-        candidates = space[:top_k]
-        if not candidates:
+        if not space:
             return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}"}
+    candidates = (space if match else space[:MAX_CONFIGS])[:top_k]
     coarse, failed = {}, {}
     if spec.is_interpreter:
         chosen = list(candidates)

@@ -58,7 +58,8 @@ GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
 # this many per thread (registers).
 FMA_MAX_M = 4
 FMA_MAX_PRODUCTS_PER_THREAD = 64
-FMA_VARIANTS = ("tile", "splitk", "splitk_serial")
+# The variants of the one-tile-per-program kernel (`_gemm_kernel`), the decode paths' (fma, swap-AB).
+TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
 # Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
 # rows, of which there are 64 per warpgroup.
 SWAP_MAX_M = 32
@@ -96,9 +97,9 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.fma must be a bool, got {self.fma!r}")
         if not isinstance(self.swap_ab, bool):
             raise ValueError(f"GemmConfig.swap_ab must be a bool, got {self.swap_ab!r}")
-        if self.swap_ab and (self.variant not in FMA_VARIANTS or self.fma or self.block_n < SWAP_MIN_BLOCK_N):
+        if self.swap_ab and (self.variant not in TILE_KERNEL_VARIANTS or self.fma or self.block_n < SWAP_MIN_BLOCK_N):
             raise ValueError(
-                f"GemmConfig.swap_ab is for the variants {', '.join(FMA_VARIANTS)}, without fma, with block_n >= "
+                f"GemmConfig.swap_ab is for the variants {', '.join(TILE_KERNEL_VARIANTS)}, without fma, with block_n >= "
                 f"{SWAP_MIN_BLOCK_N} (the MMA's rows), got {self}"
             )
         for name in ("block_m", "block_n", "block_k"):
@@ -125,9 +126,9 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.late_promotion, bool):
             raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
-        if self.fma and (self.variant not in FMA_VARIANTS or self.late_promotion):
+        if self.fma and (self.variant not in TILE_KERNEL_VARIANTS or self.late_promotion):
             raise ValueError(
-                f"GemmConfig.fma is for the variants {', '.join(FMA_VARIANTS)} without late promotion, "
+                f"GemmConfig.fma is for the variants {', '.join(TILE_KERNEL_VARIANTS)} without late promotion, "
                 f"got {self.variant!r}{' with late_promotion' if self.late_promotion else ''}"
             )
         if self.late_promotion and self.block_k > LATE_PROMOTION_MAX_BLOCK_K:
@@ -245,7 +246,11 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         )
     if M <= SWAP_MAX_M and nbytes <= 2 and spec.arch == "sm_90":
         # Hopper's warpgroup MMA needs 64 rows: decode tiles computed transposed (B^T @ A^T) get it.
-        configs += [dataclasses.replace(cfg, swap_ab=True) for cfg in configs if cfg.block_n >= SWAP_MIN_BLOCK_N]
+        configs += [
+            dataclasses.replace(cfg, swap_ab=True)
+            for cfg in configs
+            if cfg.block_m <= SWAP_MAX_M and cfg.block_n >= SWAP_MIN_BLOCK_N
+        ]
     configs += _variants(spec, configs, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks)

@@ -22,9 +22,9 @@ from targets import (
 from targets.configs import (
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
-    FMA_VARIANTS,
     SWAP_MAX_M,
     SWAP_MIN_BLOCK_N,
+    TILE_KERNEL_VARIANTS,
     dtype_bytes,
     hopper_partitions,
     math_warps,
@@ -70,7 +70,7 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
             assert spec.arch == "sm_90" and M <= SWAP_MAX_M and nbytes <= 2 and cfg.block_n >= SWAP_MIN_BLOCK_N, cfg
         if cfg.fma:  # (the CUDA cores' decode tiles: no matrix instruction, no shared-memory pipeline)
             assert M <= FMA_MAX_M and nbytes <= 2 and cfg.block_m == 1 << (M - 1).bit_length(), cfg
-            assert cfg.variant in FMA_VARIANTS and not cfg.late_promotion
+            assert cfg.variant in TILE_KERNEL_VARIANTS and not cfg.late_promotion
             assert (
                 cfg.block_m * cfg.block_k * cfg.block_n <= FMA_MAX_PRODUCTS_PER_THREAD * cfg.num_warps * spec.warp_size
             )
