@@ -253,15 +253,11 @@ def compare(
         axis=axis,
         settings=settings,
     )
-    for key in CONTEXT_KEYS:
+    for key in (*CONTEXT_KEYS, *RECORDED_CONTEXT_KEYS):
         if key == axis:
             continue
         b, h = str(base.machine_params.get(key, "")), str(head.machine_params.get(key, ""))
-        if b != h:
-            result.context_diff[key] = (b, h)
-    for key in RECORDED_CONTEXT_KEYS:
-        b, h = str(base.machine_params.get(key, "")), str(head.machine_params.get(key, ""))
-        if b and h and b != h:
+        if b != h and (key not in RECORDED_CONTEXT_KEYS or (b and h)):
             result.context_diff[key] = (b, h)
 
     interpreter = is_interpreter(base.machine_params) or is_interpreter(head.machine_params)
