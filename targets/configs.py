@@ -379,7 +379,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
 
 def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
-    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.block_m, cfg.block_n, cfg.num_warps)
+    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps)
 
 
 def siblings(fastest: list[GemmConfig], pool: list[GemmConfig], groups: int) -> list[GemmConfig]:

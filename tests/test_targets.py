@@ -418,6 +418,22 @@ def test_unknown_gpu_gets_a_spec_from_its_properties_with_a_warning():
     assert candidate_configs(spec, "fp16", 4096, 4096, 4096), "an unknown chip still gets a config space"
 
 
+def test_swap_ab_configs_are_tile_groups_of_their_own():
+    """A swap-AB config is another code path than its plain twin: the round-robin ranking gives it a
+    place among the first candidates (an autotune of an untuned decode shape tries it), and the
+    refinement around a swap tile times swap configs only."""
+    from targets.configs import siblings
+
+    h200 = get("h200")
+    first = candidate_configs(h200, "fp16", 16, 4096, 4096)
+    assert len(first) == 128 and any(c.swap_ab for c in first) and not first[0].swap_ab
+    space = candidate_configs(h200, "fp16", 16, 4096, 4096, limit=None)
+    swap = next(c for c in space if c.swap_ab)
+    more = siblings([swap], space, groups=1)
+    assert more and all(c.swap_ab for c in more)
+    assert all(not c.swap_ab for c in siblings([dataclasses.replace(swap, swap_ab=False)], space, groups=1))
+
+
 def test_siblings_are_the_other_k_steps_stages_and_splits_of_the_fastest_tiles():
     from targets.configs import siblings
 
