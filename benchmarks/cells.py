@@ -157,7 +157,10 @@ class Prepared:
         c = self.cell
         a, b, _, native_out = operands or (self.a, self.b, None, self.native_out)
         if c.is_fp8:
-            y = torch._scaled_mm(a, b, self.scale_a, self.scale_b, bias=self.bias, out_dtype=self.out_dtype)
+            # Into the copy's own output, as the Triton side writes (timing.Placements): an output
+            # allocated inside the timing's graph is one block for every call of a replay.
+            out = {} if c.activation else {"out": native_out}
+            y = torch._scaled_mm(a, b, self.scale_a, self.scale_b, bias=self.bias, out_dtype=self.out_dtype, **out)
             if c.activation:
                 y = _torch_activation(y, c.activation)
             return y

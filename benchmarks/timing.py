@@ -47,6 +47,16 @@ through copies of the operands allocated apart, each call flushed as before, so 
 median spans several placements (eight: the spread across repetitions fell to 0.2-0.5%;
 docs/BENCHMARKS.md). Long compute-bound kernels do not move with placement and are timed on one.
 
+The native library's own state moves such a cell too: cuBLAS's workspace (torch keeps one per
+cuBLAS handle and stream; the split-K, stream-K and fp8 kernels of K = 8192 use it) lies wherever the
+process's history put it, and freeing and reallocating it alone moved bf16 128x3584x18944's native
+time by up to 1.2% and fp8 128x8192x8192's by 0.8% on the H200 (docs/BENCHMARKS.md). So each
+placement's calls are also issued from a host thread of its own (`_Issuer`: torch gives every host
+thread its own cuBLAS handle, hence its own workspace on the same stream), and the library's output
+is placed with the operands (an output allocated inside the graph is one block for every call of a
+replay); captured in thread-local mode, on one stream kept for them, so a process holds PLACEMENTS
+workspaces for them, not one per pooled stream.
+
 Per-process state a call reads and writes besides its operands, at one place for a whole
 process, can give each process its own offset: the split-K partial sums allocated in the graph
 (every call of a replay gets the same block), the serial split-K's tile counters and cuBLAS's
@@ -74,8 +84,9 @@ from dataclasses import dataclass
 # the figures gets a new one, and results of different versions are not compared with each other
 # (ci.decision.CONTEXT_KEYS: "context differs", as for another driver). 2026-12-01: flushed
 # placements and roofline-sized replays (docs/BENCHMARKS.md, fourth session); results without
-# the key are of earlier protocols.
-PROTOCOL = "2026-12-01"
+# the key are of earlier protocols. 2026-12-02: each placement's calls from a host thread of its
+# own (its own cuBLAS workspace), fp8's native output placed with the operands.
+PROTOCOL = "2026-12-02"
 
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3
@@ -112,6 +123,52 @@ class Placements(list):
     still preceded by the L2 flush: a replay cycles through them, so a process's median spans
     several placements instead of the one its allocation history gave it (see the module
     docstring)."""
+
+
+class _Issuer:
+    """A host thread that makes one placement's calls, kept for the process's life: torch's cuBLAS
+    handles are per host thread (one handed back when its thread ends may go to the next), and
+    its workspaces per handle and stream, so each issuer's calls use a workspace of their own."""
+
+    _all: list[_Issuer] = []
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"gemmwatch-placement{len(self._all)}")
+
+    @classmethod
+    def first(cls, n: int) -> list[_Issuer]:
+        while len(cls._all) < n:
+            cls._all.append(cls())
+        return cls._all[:n]
+
+    def call(self, fn, stream):
+        """fn() on `stream` from this thread, on the caller's device; waits for it (and raises what it raised)."""
+        import torch
+
+        device = torch.cuda.current_device()
+
+        def issue():
+            torch.cuda.set_device(device)
+            with torch.cuda.stream(stream):
+                return fn()
+
+        return self._thread.submit(issue).result()
+
+
+_placement_stream = None
+
+
+def _placements_stream():
+    """The stream placed sides are captured on when the caller names none: one for the process, so
+    that it holds one workspace per issuer (torch's pooled streams would each add as many)."""
+    global _placement_stream
+    import torch
+
+    if _placement_stream is None:
+        _placement_stream = torch.cuda.Stream()
+    return _placement_stream
 
 
 def _cuda_available() -> bool:
@@ -182,6 +239,7 @@ def measure(
             stream=stream,
             flush_kind=flush_kind,
             call_seconds=call_seconds,
+            placed=all(placed) and len(sides[0]) > 1,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -203,7 +261,17 @@ def _measure_host(sides, *, rounds) -> Timing:
 
 
 def _measure_cuda(
-    sides, *, rounds, flush_l2, l2_bytes, cooldown=0.0, streams=1, stream=None, flush_kind="write", call_seconds=None
+    sides,
+    *,
+    rounds,
+    flush_l2,
+    l2_bytes,
+    cooldown=0.0,
+    streams=1,
+    stream=None,
+    flush_kind="write",
+    call_seconds=None,
+    placed=False,
 ) -> Timing:
     import torch
 
@@ -225,31 +293,39 @@ def _measure_cuda(
 
     torch.cuda.synchronize()
 
-    stream = stream or torch.cuda.Stream()
+    issuers = _Issuer.first(copies) if placed else None
+    stream = stream or (_placements_stream() if placed else torch.cuda.Stream())
     stream.wait_stream(torch.cuda.current_stream())
     # The streams a replay's calls take in turn: the capturing one, and streams - 1 forked from it.
     turns = [stream] + [torch.cuda.Stream() for _ in range(streams - 1)]
     for other in turns[1:]:
         other.wait_stream(torch.cuda.current_stream())
 
-    def call(fn, k):
-        if streams == 1:
+    def call(side, j, k):
+        """Copy j of a side as the k-th call of a replay: on stream k mod streams, from copy j's issuer."""
+        fn = side[j]
+        on = turns[k % streams]
+        if on is not stream:
+            on.wait_stream(stream)  # in order: after everything the capturing stream holds so far
+        if issuers is not None:
+            issuers[j].call(fn, on)
+        elif on is stream:
             fn()
-            return
-        other = turns[k % streams]
-        other.wait_stream(stream)  # in order: after everything the capturing stream holds so far
-        with torch.cuda.stream(other):
-            fn()
-        stream.wait_stream(other)
+        else:
+            with torch.cuda.stream(on):
+                fn()
+        if on is not stream:
+            stream.wait_stream(on)
 
     graphs = []
     with torch.cuda.stream(stream):
-        # One call of each on every stream first: per-stream state (the serial split-K's tile
-        # counters, library workspaces) then exists before capture instead of inside it.
+        # One call of each copy on every stream first: per-stream and per-thread state (the serial
+        # split-K's tile counters, library handles and workspaces) then exists before capture
+        # instead of inside it.
         for k in range(streams):
             for side in sides:
-                for fn in side:
-                    call(fn, k)
+                for j in range(copies):
+                    call(side, j, k)
         if call_seconds is None:
             per_call = _per_call_seconds(
                 [side[0] for side in sides], stream, flush if flush_buffer is not None else None
@@ -264,11 +340,12 @@ def _measure_cuda(
         inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g, stream=stream):
+            # Thread-local: the issuers' calls into the capture are not "unsafe" calls of another thread.
+            with torch.cuda.graph(g, stream=stream, capture_error_mode="thread_local" if placed else "global"):
                 for k in range(inner):
                     flush()
                     if side is not None:
-                        call(side[k % copies], k)
+                        call(side, k % copies, k)
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     for g in graphs:  # the first replay uploads the graph

@@ -328,3 +328,31 @@ def test_stream_k_on_the_gpu_matches_the_tile_kernel(shape, gen):
     assert relative_error(first, reference_gemm(a, b)) <= TOLERANCE["fp16"]
     torch.cuda.synchronize()
     assert all(not buffer.any() for buffer in _COUNTERS.values())
+
+
+@pytest.mark.parametrize("cell", ["bf16 128x3584x18944", "fp8_e4m3 128x8192x8192"])
+def test_placements_are_issued_from_threads_with_their_own_cublas_workspaces(cell):
+    """Each placement's calls come from a host thread of its own (benchmarks.timing._Issuer), so
+    cuBLAS gets a workspace per placement, and every copy's output is written in the replays."""
+    from benchmarks.cells import Cell, Prepared
+    from benchmarks.timing import Placements, measure
+
+    dtype, shape = cell.split()
+    prep = Prepared(Cell(dtype, *map(int, shape.split("x"))), "cuda")
+    copies = prep.operand_copies(4)
+
+    def grown(*sides):
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        measure(*sides, rounds=2, warmup=0, stream=torch.cuda.Stream())  # a new stream: new workspaces
+        torch.cuda.synchronize()
+        return torch.cuda.memory_allocated() - before
+
+    one = grown(lambda: prep.native(copies[0]))
+    for ops in copies:
+        ops[3].zero_()
+    four = grown(Placements(lambda ops=ops: prep.native(ops) for ops in copies))
+    assert one > 0 and four >= 4 * one, (one, four)  # (the caller's, and one per issuer)
+    ref = prep.reference()
+    for ops in copies:
+        assert relative_error(ops[3], ref) < TOLERANCE[dtype]
