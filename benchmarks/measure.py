@@ -192,6 +192,41 @@ PLACEMENTS = 8
 PLACEMENTS_MEMORY_SHARE = 0.25
 
 
+# A cell's rounds go on, `rounds` more at a time, until the median ratio's standard error is at most
+# PRECISION (relative) or MAX_ROUNDS_FACTOR x rounds are taken (on the GPU). On the H200 most cells'
+# rounds spread by 0.1-0.5% and 30 rounds put the median within 0.1%; the large memory-bound gemv
+# cells' native rounds spread by 1.1-1.8% (one cuBLAS kernel, the same in one process as across
+# them), so 30 rounds left their median 0.3% apart from run to run and one of them over the 0.5%
+# goal; 120 halve that, for some 10 s more per whole-matrix run (docs/BENCHMARKS.md).
+PRECISION = 0.001
+MAX_ROUNDS_FACTOR = 4
+
+
+def median_standard_error(samples) -> float:
+    """The median's standard error relative to it, from the samples' median absolute deviation (a
+    few outlying rounds do not ask for more): 1.2533 sigma / sqrt(n) for normal samples."""
+    values = list(samples)
+    if len(values) < 2:
+        return math.inf
+    median = statistics.median(values)
+    mad = statistics.median(abs(x - median) for x in values)
+    return 1.2533 * 1.4826 * mad / math.sqrt(len(values)) / abs(median) if median else math.inf
+
+
+def precise_rounds(timing, measure_more, rounds: int, max_rounds: int):
+    """`timing` with more rounds from `measure_more(n)` (a Timing of n more rounds of the same
+    sides) appended, `rounds` at a time, until `median_standard_error` of its ratio (of its first
+    side without a second) is at most PRECISION or `max_rounds` are taken."""
+
+    def error() -> float:
+        return median_standard_error(timing.ratios(0, 1) if len(timing.samples) > 1 else timing.samples[0])
+
+    while len(timing.samples[0]) < max_rounds and error() > PRECISION:
+        more = measure_more(min(rounds, max_rounds - len(timing.samples[0])))
+        timing.samples = [a + b for a, b in zip(timing.samples, more.samples)]
+    return timing
+
+
 def roofline_seconds(prep: Prepared, spec) -> tuple[float, float] | None:
     """(seconds to move the cell's operands once at the memory bandwidth, seconds of its FLOPs
     at peak) on the spec's chip; None when the spec lacks either figure."""
@@ -398,7 +433,12 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
             sides[0], expected = slowed(sides[0], inject)
             result.method_note = f"injected slowdown {inject:.1%} (calibrated: {expected:.1%})"
         result.state_before = device_state() or None
-        timing = measure(*sides, rounds=rounds, **timing_plan(prep, spec))
+        plan = timing_plan(prep, spec)
+        timing = measure(*sides, rounds=rounds, **plan)
+        if device == "cuda":
+            timing = precise_rounds(
+                timing, lambda n: measure(*sides, rounds=n, warmup=0, **plan), rounds, MAX_ROUNDS_FACTOR * rounds
+            )
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them

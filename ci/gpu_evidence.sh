@@ -76,7 +76,8 @@ if [ -n "$inject" ] && [ ! -s "$out/run-injected.json" ] && [ "$(left)" -gt 60 ]
 fi
 
 files=""
-for name in cold warm warm2; do # the run's own results (its context beside), else the kept copy
+# shellcheck disable=SC2086
+for name in ${RUNS:-cold warm warm2}; do # the run's own results (its context beside), else the kept copy
   f=$(find "$out/$name/results" -mindepth 2 -maxdepth 2 -name '*-*.json' ! -name machine.json 2>/dev/null | head -n 1)
   [ -z "$f" ] && [ -s "$out/run-$name.json" ] && f=$out/run-$name.json
   [ -n "$f" ] && files+="$f"$'\n'

@@ -177,6 +177,8 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     resumed.mkdir()
     with tarfile.open(tmp_path / "evidence.tgz") as tar:
         tar.extractall(resumed, filter="data")
+    # a result file of another call's run, not named in RUNS: not one of this call's runs
+    (resumed / "run-warm2.json").write_bytes((resumed / "run-cold.json").read_bytes())
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(resumed), "400"], cwd=repo, capture_output=True,
                           text=True, env={**env, "PACK": ""}, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -184,7 +186,7 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     kept = ["cold", "warm", "recheck-aa-00", "recheck-aa-01"]
     assert lines[:-1] == [f"{name}: kept from an earlier call" for name in kept]
     assert lines[-1].startswith("simulate --recheck: exit")  # (no rounds from the interpreter: exit 2, as above)
-    assert not (resumed / "cold").exists() and (resumed / "noise.txt").read_text().strip()
+    assert not (resumed / "cold").exists() and " over 2 runs;" in (resumed / "noise.txt").read_text()
     # A deadline already spent: every step skipped, nothing half-written.
     late = tmp_path / "late"
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(late), "10"], cwd=repo, capture_output=True, text=True,

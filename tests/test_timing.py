@@ -435,3 +435,48 @@ def test_the_cell_order_knob_reverses_the_measurement_order(monkeypatch, tmp_pat
     monkeypatch.setenv(ENV_CELL_ORDER, "shuffled")
     with pytest.raises(ValueError, match="GEMMWATCH_CELL_ORDER must be 'forward' or 'reverse', got 'shuffled'"):
         measure_cells(cells, rounds=2)
+
+
+def test_the_medians_standard_error_comes_from_the_spread_of_the_rounds():
+    from benchmarks.measure import median_standard_error
+
+    assert median_standard_error([1.0] * 30) == 0.0
+    assert median_standard_error([1.0]) == math.inf
+    spread = [1.0 + 0.01 * ((-1) ** i) for i in range(30)]  # +-1% rounds
+    assert median_standard_error(spread) == pytest.approx(1.2533 * 1.4826 * 0.01 / math.sqrt(30), rel=1e-6)
+    assert median_standard_error(spread * 4) == pytest.approx(median_standard_error(spread) / 2, rel=1e-6)
+    # a few outlying rounds do not widen it
+    even = sorted(1.0 + 0.01 * (i - 14.5) / 14.5 for i in range(30))
+    assert median_standard_error([*even[:-2], 5.0, 9.0]) == median_standard_error(even)
+
+
+def test_noisy_rounds_take_more_rounds_up_to_the_cap_and_quiet_ones_none():
+    from benchmarks.measure import PRECISION, precise_rounds
+    from benchmarks.timing import Timing
+
+    def batches(spread):
+        calls = []
+
+        def more(n):
+            calls.append(n)
+            return Timing([[1.0 + spread * ((-1) ** i) for i in range(n)], [1.0] * n])
+
+        return calls, more
+
+    calls, more = batches(0.0005)
+    quiet = precise_rounds(Timing([[1.0005, 0.9995] * 15, [1.0] * 30]), more, 30, 120)
+    assert calls == [] and len(quiet.samples[0]) == 30
+
+    calls, more = batches(0.004)  # +-0.4% rounds: 30 give 0.14%, 60 give 0.1%
+    medium = precise_rounds(Timing([[1.004, 0.996] * 15, [1.0] * 30]), more, 30, 120)
+    assert calls == [30] and len(medium.samples[0]) == len(medium.samples[1]) == 60
+
+    calls, more = batches(0.02)  # never precise: stops at the cap, the last batch cut to fit
+    noisy = precise_rounds(Timing([[1.02, 0.98] * 15, [1.0] * 30]), more, 30, 100)
+    assert calls == [30, 30, 10] and len(noisy.samples[0]) == 100
+    assert PRECISION == 0.001
+
+    # one side (no native baseline): its own samples decide
+    calls, more = batches(0.02)
+    precise_rounds(Timing([[1.02, 0.98] * 15]), lambda n: Timing(more(n).samples[:1]), 30, 60)
+    assert calls == [30]
