@@ -166,6 +166,8 @@ def protocol_id() -> str:
         knobs.append(f"streams={timing_streams()}")
     if cooldown() != float(DEFAULT_COOLDOWN):
         knobs.append(f"cooldown={cooldown():g}")
+    if not placement_threads():
+        knobs.append("placement-threads=0")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -182,6 +184,19 @@ def timing_streams() -> int:
     if not (raw.isdigit() and 1 <= int(raw) <= MAX_STREAMS):
         raise ValueError(f"{ENV_STREAMS} must be an integer in 1..{MAX_STREAMS}, got {raw!r}")
     return int(raw)
+
+
+# Evidence knob: "0" issues a placed cell's calls from the measuring thread on a pooled stream, one
+# cuBLAS workspace for all its placements (timing.measure's `threads`; the protocol before
+# 2026-12-02); "1", the default, from a host thread per placement, each with its own workspace.
+ENV_PLACEMENT_THREADS = "GEMMWATCH_PLACEMENT_THREADS"
+
+
+def placement_threads() -> bool:
+    raw = os.environ.get(ENV_PLACEMENT_THREADS, "1")
+    if raw not in ("0", "1"):
+        raise ValueError(f"{ENV_PLACEMENT_THREADS} must be '0' or '1', got {raw!r}")
+    return raw == "1"
 
 
 # Operand copies a placement-sensitive cell's replays cycle through (timing.Placements): on the
@@ -270,12 +285,18 @@ def timing_plan(prep: Prepared, spec) -> dict:
     the tuner (what `protocol_id` records): `call_seconds`, its roofline time; `cooldown`, the
     GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
     figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
-    GEMMWATCH_FLUSH and GEMMWATCH_STREAMS."""
+    GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
         idle = 0.0
-    return {"call_seconds": expected, "cooldown": idle, "flush_kind": flush_kind(), "streams": timing_streams()}
+    return {
+        "call_seconds": expected,
+        "cooldown": idle,
+        "flush_kind": flush_kind(),
+        "streams": timing_streams(),
+        "threads": placement_threads(),
+    }
 
 
 def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
@@ -404,7 +425,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
     """
 
     from benchmarks.context import device_state
-    from benchmarks.timing import measure, tflops
+    from benchmarks.timing import Placements, as_timed, measure, tflops
     from kernels import autotune
 
     result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
@@ -441,7 +462,10 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
             )
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
-            result.native_kernels = launched_kernels(prep.native)  # after the rounds: no profiler in them
+            # after the rounds (no profiler in them), as the rounds issued it (timing.as_timed)
+            placed = isinstance(sides[1], Placements)
+            native = as_timed(sides[1][0] if placed else sides[1], placed and plan["threads"])
+            result.native_kernels = launched_kernels(native)
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

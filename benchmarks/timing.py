@@ -171,6 +171,15 @@ def _placements_stream():
     return _placement_stream
 
 
+def as_timed(fn, placed: bool):
+    """`fn` as the timing issues it: for a placed side, from the first placement's issuer on the
+    placements' stream (its cuBLAS handle and workspace, so a profiler sees the library's choice
+    for the timed calls); else `fn` itself."""
+    if not placed:
+        return fn
+    return lambda: _Issuer.first(1)[0].call(fn, _placements_stream())
+
+
 def _cuda_available() -> bool:
     import torch
 
@@ -188,6 +197,7 @@ def measure(
     stream=None,
     flush_kind: str = "write",
     call_seconds: float | None = None,
+    threads: bool = True,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -197,6 +207,8 @@ def measure(
     `streams`: the CUDA streams a replay's calls take in turn (see the module docstring).
     `stream`: the CUDA stream to capture and replay on (default: a new one from torch's pool).
     `flush_kind`: how the L2 flush evicts: "write" (zeroes twice the L2) or "read" (sums it).
+    `threads`: Placements' calls from a host thread per placement (`_Issuer`, the default); False:
+    from the caller's thread, on a stream of torch's pool (the protocol before 2026-12-02).
     `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
     instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
     calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
@@ -239,7 +251,7 @@ def measure(
             stream=stream,
             flush_kind=flush_kind,
             call_seconds=call_seconds,
-            placed=all(placed) and len(sides[0]) > 1,
+            placed=threads and all(placed) and len(sides[0]) > 1,
         )
     return _measure_host(sides, rounds=rounds)
 

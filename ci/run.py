@@ -374,6 +374,7 @@ def check_measurement_knobs() -> None:
         cooldown,
         flush_kind,
         injected_slowdowns,
+        placement_threads,
         rounds_from_env,
         timing_streams,
     )
@@ -385,6 +386,7 @@ def check_measurement_knobs() -> None:
     cell_order()
     timing_streams()
     flush_kind()
+    placement_threads()
 
 
 def main(args) -> int:

@@ -202,6 +202,7 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
         ("GEMMWATCH_COLD_L2", "hot", "GEMMWATCH_COLD_L2 must be 'rotate' or 'flush', got 'hot'"),
         ("GEMMWATCH_STREAMS", "0", "GEMMWATCH_STREAMS must be an integer in 1..16, got '0'"),
         ("GEMMWATCH_FLUSH", "evict", "GEMMWATCH_FLUSH must be one of 'write', 'read', got 'evict'"),
+        ("GEMMWATCH_PLACEMENT_THREADS", "yes", "GEMMWATCH_PLACEMENT_THREADS must be '0' or '1', got 'yes'"),
     ],
 )
 def test_a_bad_measurement_knob_is_refused_before_anything_runs(repo, tmp_path, monkeypatch, name, value, message):

@@ -149,7 +149,8 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_COOLDOWN", "2")
     monkeypatch.delenv("GEMMWATCH_FLUSH", raising=False)
     monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
-    knobs = {"flush_kind": "write", "streams": 1}
+    monkeypatch.delenv("GEMMWATCH_PLACEMENT_THREADS", raising=False)
+    knobs = {"flush_kind": "write", "streams": 1, "threads": True}
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
     plan = timing_plan(fp8_square, h200)
@@ -163,7 +164,9 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     # The knobs the run records (protocol_id) reach every caller of the plan: suites, recheck, tuner.
     monkeypatch.setenv("GEMMWATCH_FLUSH", "read")
     monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
-    assert timing_plan(decode, h200)["flush_kind"] == "read" and timing_plan(decode, h200)["streams"] == 4
+    monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
+    plan = timing_plan(decode, h200)
+    assert plan["flush_kind"] == "read" and plan["streams"] == 4 and plan["threads"] is False
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
@@ -182,7 +185,8 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     from benchmarks.measure import protocol_id
     from benchmarks.timing import PROTOCOL
 
-    for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN"):
+    for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
+                 "GEMMWATCH_PLACEMENT_THREADS"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -192,6 +196,8 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
     monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
     assert protocol_id() == f"{PROTOCOL}+cold-l2=rotate+flush=read+streams=4+cooldown=0"
+    monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
+    assert protocol_id().endswith("+cooldown=0+placement-threads=0")
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
