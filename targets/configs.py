@@ -5,7 +5,8 @@ Rules (the first seed's, made concrete):
   depth in bytes (16 elements of fp16, 32 of fp8).
 - Shared memory `(BM*BK + BK*BN) * bytes * stages` stays within the chip's
   opt-in per-block budget.
-- num_stages in 2..4 and never more than the K loop's iterations.
+- num_stages in 2..4 and never more than the K loop's iterations; 6 and 8 too for memory-bound
+  problems (ranked after the others).
 - num_warps 4 or 8, and the fp32 accumulator tile must fit the register file
   (at most half of a thread's registers, the rest for addresses and operands).
 - Small-M (decode) shapes get small BLOCK_M instead of wasting a 128-row tile.
@@ -52,6 +53,13 @@ VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "st
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
+# Memory-bound problems (fewer FLOPs per operand byte than the chip's ridge point; without the
+# spec's figures, M <= 128) also get these stage counts: more of the operands' bytes in flight per
+# program, as the cuBLAS kernels the H200 ran for them keep (6-16 stages: nvjet_sm90_hsh_128x16_64x11,
+# ..._64x64_64x13, ..._64x8_64x16; docs/BENCHMARKS.md). They rank after every config of the usual
+# stage counts, so an autotune's first candidates stay what they were; a tune's refinement (the
+# fastest tiles' other stage counts) and `--match` reach them.
+DEEP_STAGES = (6, 8)
 WARPS = (4, 8)
 GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
 # fma decode configs: rows at most this; the fp32 products of a K step (BM x BK x BN) at most
@@ -224,13 +232,14 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 
     budget = spec.smem_per_block_bytes
     acc_regs_per_thread_max = (spec.max_registers_per_thread + 1) // 2
+    stage_options = STAGES + (DEEP_STAGES if memory_bound(spec, dtype, M, N, K) else ())
 
     configs = []
     for bm in block_ms:
         for bn in block_ns:
             for bk in block_ks:
                 k_iters = math.ceil(K / bk)
-                stages = [s for s in STAGES if s <= k_iters] or [1]
+                stages = [s for s in stage_options if s <= k_iters] or [1]
                 for warps in WARPS:
                     threads = warps * spec.warp_size
                     if bm * bn / threads > acc_regs_per_thread_max:
@@ -271,7 +280,21 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             and not (cfg.variant == "tma_ws" and spec.arch == "sm_90")
         ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
-    return tuple(_interleave_tiles(configs))
+    usual = [c for c in configs if c.num_stages <= max(STAGES)]
+    deep = [c for c in configs if c.num_stages > max(STAGES)]
+    return tuple(_interleave_tiles(usual) + _interleave_tiles(deep))
+
+
+def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:
+    """Whether the problem moves its operands (A, B and C once each) in longer than its FLOPs take at
+    the chip's peak; without the spec's figures, whether it has at most 128 rows."""
+    nbytes = dtype_bytes(dtype)
+    peak_name = "fp8" if dtype.startswith("fp8") else dtype
+    peak = spec.peak_tflops.get(peak_name) if peak_name in ("fp32", "tf32", "fp16", "bf16", "fp8") else None
+    if not (peak and spec.mem_bandwidth_gbs):
+        return M <= 128
+    intensity = 2.0 * M * N * K / ((M * K + K * N + M * N) * nbytes)
+    return intensity < peak * 1e12 / (spec.mem_bandwidth_gbs * 1e9)
 
 
 def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int]) -> list[GemmConfig]:

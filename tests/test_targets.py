@@ -20,14 +20,17 @@ from targets import (
     spec_from_properties,
 )
 from targets.configs import (
+    DEEP_STAGES,
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
+    STAGES,
     SWAP_MAX_M,
     SWAP_MIN_BLOCK_N,
     TILE_KERNEL_VARIANTS,
     dtype_bytes,
     hopper_partitions,
     math_warps,
+    memory_bound,
 )
 
 REQUIRED = {"h100-sxm", "h200", "a100-80gb", "l40s", "mi300x", "b200", "cpu-interpreter"}
@@ -80,7 +83,7 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
         assert (cfg.block_k * nbytes) % (tile_k * 2) == 0, f"{cfg}: BLOCK_K not a multiple of the MMA K depth"
         k_iters = math.ceil(K / cfg.block_k)
         assert cfg.num_stages <= max(1, k_iters), f"{cfg}: more stages than K iterations ({k_iters})"
-        assert cfg.num_stages in (1, 2, 3, 4)
+        assert cfg.num_stages in (1, *STAGES, *(DEEP_STAGES if memory_bound(spec, dtype, M, N, K) else ()))
         assert cfg.num_stages >= 2 or k_iters < 2
         assert cfg.num_warps in (4, 8)
         threads = math_warps(spec, cfg) * spec.warp_size  # (a Hopper tma_ws config: its two consumer warpgroups)
@@ -449,3 +452,25 @@ def test_siblings_are_the_other_k_steps_stages_and_splits_of_the_fastest_tiles()
     assert groups <= {(c.variant, c.pad, c.late_promotion, c.block_m, c.block_n, c.num_warps) for c in fastest[:2]}
     assert any(c.block_k == 128 for c in more) and any(c.num_stages != fastest[0].num_stages for c in more)
     assert siblings(fastest, space, groups=0) == []
+
+
+def test_memory_bound_problems_also_get_deep_pipelines_ranked_after_the_usual_ones():
+    from targets.configs import siblings
+
+    h200 = get("h200")
+    assert memory_bound(h200, "fp16", 128, 4096, 4096) and memory_bound(h200, "fp8_e4m3", 16, 57344, 8192)
+    assert not memory_bound(h200, "fp16", 4096, 4096, 4096) and not memory_bound(h200, "bf16", 1000, 1000, 1000)
+    unknown = h200.replace(mem_bandwidth_gbs=None)  # without the figures: the rows decide
+    assert memory_bound(unknown, "fp16", 128, 4096, 4096) and not memory_bound(unknown, "fp16", 129, 4096, 4096)
+    for dtype, shape in (("fp16", (128, 4096, 4096)), ("fp8_e4m3", (128, 8192, 8192)), ("bf16", (16, 4096, 4096))):
+        space = candidate_configs(h200, dtype, *shape, limit=None)
+        deep = [c for c in space if c.num_stages in DEEP_STAGES]
+        assert deep and {c.num_stages for c in space} <= {*STAGES, *DEEP_STAGES}
+        assert all(c.smem_bytes(dtype_bytes(dtype)) <= h200.smem_per_block_bytes for c in deep)
+        assert space.index(deep[0]) == len(space) - len(deep), "after every usual stage count"
+        assert not any(c.num_stages in DEEP_STAGES for c in candidate_configs(h200, dtype, *shape))
+        # the refinement around a fast tile times its deeper pipelines too
+        fast = next(c for c in space if c.num_stages == 4 and dataclasses.replace(c, num_stages=8) in deep)
+        assert dataclasses.replace(fast, num_stages=8) in siblings([fast], space, groups=1)
+    compute_bound = candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None)
+    assert {c.num_stages for c in compute_bound} <= set(STAGES)
