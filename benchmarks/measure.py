@@ -244,7 +244,9 @@ def precise_rounds(timing, measure_more, rounds: int, max_rounds: int):
 
 def roofline_seconds(prep: Prepared, spec) -> tuple[float, float] | None:
     """(seconds to move the cell's operands once at the memory bandwidth, seconds of its FLOPs
-    at peak) on the spec's chip; None when the spec lacks either figure."""
+    at peak) on the spec's chip; None when the spec lacks either figure. (Computed here from the
+    spec's fields rather than with `TargetSpec.roofline_seconds`: the suites also measure older
+    commits, whose `targets` package comes from their worktree and may not have it.)"""
     peak = spec.peak_tflops.get(_peak_name(prep.cell.dtype))
     if not spec.mem_bandwidth_gbs or not peak:
         return None

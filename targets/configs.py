@@ -288,13 +288,8 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:
     """Whether the problem moves its operands (A, B and C once each) in longer than its FLOPs take at
     the chip's peak; without the spec's figures, whether it has at most 128 rows."""
-    nbytes = dtype_bytes(dtype)
-    peak_name = "fp8" if dtype.startswith("fp8") else dtype
-    peak = spec.peak_tflops.get(peak_name) if peak_name in ("fp32", "tf32", "fp16", "bf16", "fp8") else None
-    if not (peak and spec.mem_bandwidth_gbs):
-        return M <= 128
-    intensity = 2.0 * M * N * K / ((M * K + K * N + M * N) * nbytes)
-    return intensity < peak * 1e12 / (spec.mem_bandwidth_gbs * 1e9)
+    roofline = spec.roofline_seconds(dtype, 2.0 * M * N * K, (M * K + K * N + M * N) * dtype_bytes(dtype))
+    return M <= 128 if roofline is None else roofline[0] > roofline[1]
 
 
 def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int]) -> list[GemmConfig]:

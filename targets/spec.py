@@ -17,6 +17,14 @@ VENDORS = ("nvidia", "amd", "cpu")
 PEAK_DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")
 
 
+def peak_dtype(dtype: str) -> str:
+    """The `PeakRates` field of a dtype as the matrix ("fp8_e4m3", "fp32-tf32") or the autotune
+    space ("tf32") names it."""
+    if dtype.startswith("fp8"):
+        return "fp8"
+    return {"fp32-ieee": "fp32", "fp32-tf32": "tf32"}.get(dtype, dtype)
+
+
 @dataclass(frozen=True)
 class PeakRates:
     """Dense (no 2:4 sparsity) peak TFLOP/s per input dtype; None = not supported/unknown."""
@@ -117,6 +125,15 @@ class TargetSpec:
     @property
     def is_interpreter(self) -> bool:
         return self.vendor == "cpu"
+
+    def roofline_seconds(self, dtype: str, flops: float, nbytes: float) -> tuple[float, float] | None:
+        """(seconds to move `nbytes` at the memory bandwidth, seconds of `flops` at the dtype's peak);
+        None when the spec lacks either figure."""
+        name = peak_dtype(dtype)
+        peak = self.peak_tflops.get(name) if name in PEAK_DTYPES else None
+        if not (peak and self.mem_bandwidth_gbs):
+            return None
+        return nbytes / (self.mem_bandwidth_gbs * 1e9), flops / (peak * 1e12)
 
     def replace(self, **changes) -> TargetSpec:
         """A copy with some fields changed (validated again)."""
