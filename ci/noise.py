@@ -133,12 +133,13 @@ def apart(values: list[float], target: float) -> tuple[int, float] | None:
 
 
 def per_run_report(runs: list[ResultFile], cells: list[str], target: float) -> str:
-    """Each noisy cell's median per run (ratio; Triton and native times in us), and which run, on
-    which metric, stands apart from the others where one does."""
+    """Each noisy cell's median per run (ratio; Triton and native times in us), the rounds each run
+    took (the timing adds rounds where they are noisy: benchmarks.measure.precise_rounds), and which
+    run, on which metric, stands apart from the others where one does."""
     metrics = {label: [run.metric(metric) for run in runs] for metric, label in METRICS}
-    lines = ["", "Per-run medians of each noisy cell (ratio; Triton / native us per run):"]
+    lines = ["", "Per-run medians of each noisy cell (ratio; Triton / native us; rounds per run):"]
     for cell in cells:
-        parts, odd = [], []
+        parts, odd, rounds = [], [], None
         for label, per_run in metrics.items():
             entries = [m.get(cell) for m in per_run]
             if any(e is None or e.failed or e.skipped for e in entries):
@@ -146,6 +147,8 @@ def per_run_report(runs: list[ResultFile], cells: list[str], target: float) -> s
             values = [e.value for e in entries]
             scale, digits = (1.0, 4) if label == "ratio" else (1e6, 2)
             parts.append(f"{label} " + " / ".join(f"{v * scale:.{digits}f}" for v in values))
+            if rounds is None and all(e.samples for e in entries):
+                rounds = "rounds " + " / ".join(str(len(e.samples)) for e in entries)
             found = apart(values, target)
             if found:
                 odd.append((found[0], f"{label} {100 * found[1]:+.2f}%"))
@@ -153,7 +156,9 @@ def per_run_report(runs: list[ResultFile], cells: list[str], target: float) -> s
         note = "; ".join(
             f"run {i + 1} stands apart: " + ", ".join(text for j, text in odd if j == i) for i in runs_apart
         )
-        lines.append(f"  {cell:<40} " + "; ".join(parts) + (f"  <- {note}" if note else ""))
+        lines.append(
+            f"  {cell:<40} " + "; ".join([*parts, rounds] if rounds else parts) + (f"  <- {note}" if note else "")
+        )
     return "\n".join(lines)
 
 

@@ -121,6 +121,7 @@ def test_the_run_that_stands_apart_is_named_with_each_pair_of_runs(tmp_path):
     assert "runs 1 and 2: 1\n  runs 1 and 3: 1\n  runs 2 and 3: 0" in out
     line = next(x for x in out.splitlines() if x.startswith("  fp16 16x4096x4096") and "ratio" in x)
     assert "ratio 1.0200 / 1.0000 / 1.0005" in line and "triton 20.00 / 20.00 / 20.00" in line
+    assert "; rounds 10 / 10 / 10" in line  # (the rounds each run took)
     assert re.search(r"<- run 1 stands apart: ratio \+(1\.9\d|2\.0\d)%$", line), line
     # A spread the runs share names no run.
     runs = [_run(tmp_path, name, "eeeeeeee55", 0.95, ratio) for name, ratio in (("a", 1.00), ("b", 1.01), ("c", 1.02))]
