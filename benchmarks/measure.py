@@ -427,7 +427,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
     """
 
     from benchmarks.context import device_state
-    from benchmarks.timing import Placements, as_timed, measure, tflops
+    from benchmarks.timing import as_timed, measure, tflops
     from kernels import autotune
 
     result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
@@ -465,9 +465,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             # after the rounds (no profiler in them), as the rounds issued it (timing.as_timed)
-            placed = isinstance(sides[1], Placements)
-            native = as_timed(sides[1][0] if placed else sides[1], placed and plan["threads"])
-            result.native_kernels = launched_kernels(native)
+            result.native_kernels = launched_kernels(as_timed(sides[1], plan["threads"]))
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

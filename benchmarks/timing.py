@@ -173,13 +173,20 @@ def _placements_stream():
     return _placement_stream
 
 
-def as_timed(fn, placed: bool):
-    """`fn` as the timing issues it: for a placed side, from the first placement's issuer on the
-    placements' stream (its cuBLAS handle and workspace, so a profiler sees the library's choice
-    for the timed calls); else `fn` itself."""
-    if not placed:
-        return fn
-    return lambda: _Issuer.first(1)[0].call(fn, _placements_stream())
+def _issued_apart(sides, threads: bool) -> bool:
+    """Whether `measure` issues these sides' calls from a thread per placement."""
+    return threads and all(isinstance(side, Placements) for side in sides) and len(sides[0]) > 1
+
+
+def as_timed(side, threads: bool = True):
+    """One call of `side` (a callable or its copies) as `measure` issues it: for placed copies, the
+    first from its issuer on the placements' stream (that thread's cuBLAS handle and workspace, so a
+    profiler sees the library's choice for the timed calls); else the first copy, or `side` itself."""
+    if not isinstance(side, (list, tuple)):
+        return side
+    if not _issued_apart([side], threads):
+        return side[0]
+    return lambda: _Issuer.first(1)[0].call(side[0], _placements_stream())
 
 
 def _cuda_available() -> bool:
@@ -253,7 +260,7 @@ def measure(
             stream=stream,
             flush_kind=flush_kind,
             call_seconds=call_seconds,
-            placed=threads and all(placed) and len(sides[0]) > 1,
+            placed=_issued_apart(fns, threads),
         )
     return _measure_host(sides, rounds=rounds)
 

@@ -486,3 +486,20 @@ def test_noisy_rounds_take_more_rounds_up_to_the_cap_and_quiet_ones_none():
     calls, more = batches(0.02)
     precise_rounds(Timing([[1.02, 0.98] * 15]), lambda n: Timing(more(n).samples[:1]), 30, 60)
     assert calls == [30]
+
+
+def test_one_call_as_the_timing_issues_it():
+    from benchmarks.timing import as_timed
+
+    def f():
+        return None
+
+    def g():
+        return None
+
+    assert as_timed(f) is f
+    assert as_timed([f, g]) is f  # rotating copies: the first, from this thread
+    assert as_timed(Placements([f, g]), threads=False) is f
+    assert as_timed(Placements([f])) is f  # one placement: no issuer
+    issued = as_timed(Placements([f, g]))  # from the first placement's issuer (a GPU call)
+    assert callable(issued) and issued is not f
