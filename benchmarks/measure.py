@@ -168,6 +168,10 @@ def protocol_id() -> str:
         knobs.append(f"cooldown={cooldown():g}")
     if not placement_threads():
         knobs.append("placement-threads=0")
+    if placement_workspaces() is not None:
+        knobs.append(f"workspaces={placement_workspaces()}")
+    if early_workspaces():
+        knobs.append("early-workspaces")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -197,6 +201,59 @@ def placement_threads() -> bool:
     if raw not in ("0", "1"):
         raise ValueError(f"{ENV_PLACEMENT_THREADS} must be '0' or '1', got {raw!r}")
     return raw == "1"
+
+
+# Evidence knob: the cuBLAS workspaces (issuer threads, timing.measure's `workspaces`) a placed cell's
+# calls take in turn. Unset: one per operand copy (the protocol of every recorded result). On the H200 the split-K cuBLAS decode cells' native time followed where the process had
+# put the issuers' workspaces (6% between a short run and an injected one whose allocation history
+# differed, 1-2% between whole-matrix runs at K = 18944; docs/BENCHMARKS.md): more workspaces spread a
+# replay's calls over more of those places, as the copies do for the operands.
+ENV_WORKSPACES = "GEMMWATCH_WORKSPACES"
+
+
+def placement_workspaces() -> int | None:
+    """GEMMWATCH_WORKSPACES, checked; None when unset (one per copy)."""
+    from benchmarks.timing import MAX_WORKSPACES
+
+    raw = os.environ.get(ENV_WORKSPACES)
+    if raw is None:
+        return None
+    if not (raw.isdigit() and 1 <= int(raw) <= MAX_WORKSPACES):
+        raise ValueError(f"{ENV_WORKSPACES} must be an integer in 1..{MAX_WORKSPACES}, got {raw!r}")
+    return int(raw)
+
+
+# Evidence knob: "1" creates the issuers and their cuBLAS workspaces when a measuring process starts
+# (`prepare_process`), before any cell, so that where they lie does not depend on the cells measured
+# before the first placed one (a narrowed or injected run, another commit's kernels); "0", the
+# default (the protocol of every recorded result), at the first placed cell.
+ENV_EARLY_WORKSPACES = "GEMMWATCH_EARLY_WORKSPACES"
+
+
+def early_workspaces() -> bool:
+    raw = os.environ.get(ENV_EARLY_WORKSPACES, "0")
+    if raw not in ("0", "1"):
+        raise ValueError(f"{ENV_EARLY_WORKSPACES} must be '0' or '1', got {raw!r}")
+    return raw == "1"
+
+
+def prepare_process(device: str) -> None:
+    """What a measuring process (the suites' `measure_cells`, a recheck) does before its first cell:
+    with GEMMWATCH_EARLY_WORKSPACES=1 on a GPU, the placed cells' issuers and their library
+    workspaces are created (one small cuBLAS GEMM each, and one cuBLASLt fp8 GEMM where the chip
+    has fp8)."""
+    if device != "cuda" or not early_workspaces() or not placement_threads():
+        return
+    import torch
+
+    from benchmarks.timing import prepare_issuers
+
+    a = torch.randn(16, 16, device="cuda", dtype=torch.float16)
+    calls = [lambda: torch.matmul(a, a)]
+    if not torch.version.hip and torch.cuda.get_device_capability() >= (8, 9):
+        a8, one = a.to(torch.float8_e4m3fn), torch.ones((), device="cuda")
+        calls.append(lambda: torch._scaled_mm(a8, a8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+    prepare_issuers(placement_workspaces() or PLACEMENTS, calls)
 
 
 # Operand copies a placement-sensitive cell's replays cycle through (timing.Placements): on the
@@ -287,7 +344,8 @@ def timing_plan(prep: Prepared, spec) -> dict:
     the tuner (what `protocol_id` records): `call_seconds`, its roofline time; `cooldown`, the
     GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
     figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
-    GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS."""
+    GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS; `workspaces`,
+    from GEMMWATCH_WORKSPACES."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
@@ -298,6 +356,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
         "flush_kind": flush_kind(),
         "streams": timing_streams(),
         "threads": placement_threads(),
+        "workspaces": placement_workspaces(),
     }
 
 
@@ -509,6 +568,7 @@ def measure_cells(cells, *, rounds: int | None = None, label: str = "") -> dict:
     results: dict[str, CellResult] = {}
     progress_path = os.environ.get(ENV_PROGRESS)
     start = time.perf_counter()
+    prepare_process(device)
     for i, cell in enumerate(cells, 1):
         results[cell_key(cell)] = res = measure_cell(cell, rounds=rounds, device=device, spec=spec)
         line = {

@@ -55,9 +55,13 @@ placement's calls are also issued from a host thread of its own (`_Issuer`: torc
 thread its own cuBLAS handle, hence its own workspace on the same stream), and the library's output
 is placed with the operands (an output allocated inside the graph is one block for every call of a
 replay); captured in thread-local mode, on one stream kept for them, so a process holds PLACEMENTS
-workspaces for them, not one per pooled stream. (Open: with it, the decode cells whose cuBLAS
-kernels split K ran 6-8% faster in whole-matrix runs than in a short run of a few cells on the
-same card; `threads=False`, GEMMWATCH_PLACEMENT_THREADS=0, measures as before for the comparison.)
+workspaces for them, not one per pooled stream. Where those workspaces lie still moves the cells
+whose cuBLAS kernels split K: the issuers' workspaces are allocated at a process's first placed
+cell, and on the H200 the N = 3584-4096 decode cells' native time was 6% longer in a run whose
+allocation history before that cell differed (an injected run) than in whole-matrix and short runs,
+and the K = 18944 ones moved 1-2% between whole-matrix runs (docs/BENCHMARKS.md). `workspaces` > the
+copies spreads a replay's calls over more of them (GEMMWATCH_WORKSPACES, an evidence knob until
+measured); `threads=False`, GEMMWATCH_PLACEMENT_THREADS=0, measures as before 2026-12-02.
 
 Per-process state a call reads and writes besides its operands, at one place for a whole
 process, can give each process its own offset: the split-K partial sums allocated in the graph
@@ -94,6 +98,7 @@ PROTOCOL = "2026-12-02"
 MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
 MAX_STREAMS = 16
+MAX_WORKSPACES = 64
 FLUSH_KINDS = ("write", "read")
 # Calls timed shorter than this get no cooldown (see the module docstring); a caller that passes
 # `call_seconds` decides itself.
@@ -159,6 +164,21 @@ class _Issuer:
         return self._thread.submit(issue).result()
 
 
+def prepare_issuers(n: int, calls: Sequence[Callable[[], object]]) -> None:
+    """Create the first `n` issuers now, each making `calls` (small library calls) on the placements'
+    stream: their cuBLAS handles and workspaces are then allocated at this point of the process
+    (its start, before any cell) instead of at its first placed cell, where whatever the cells
+    before it left in the allocator decides where they land."""
+    import torch
+
+    stream = _placements_stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    for issuer in _Issuer.first(n):
+        for fn in calls:
+            issuer.call(fn, stream)
+    torch.cuda.synchronize()
+
+
 _placement_stream = None
 
 
@@ -207,6 +227,7 @@ def measure(
     flush_kind: str = "write",
     call_seconds: float | None = None,
     threads: bool = True,
+    workspaces: int | None = None,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -218,6 +239,9 @@ def measure(
     `flush_kind`: how the L2 flush evicts: "write" (zeroes twice the L2) or "read" (sums it).
     `threads`: Placements' calls from a host thread per placement (`_Issuer`, the default); False:
     from the caller's thread, on a stream of torch's pool (the protocol before 2026-12-02).
+    `workspaces`: with threads, the issuers (so cuBLAS workspaces) a placed replay's calls take in
+    turn, call k from issuer k mod `workspaces` (default: one per copy, the protocol of every
+    recorded result); more spread the library's scratch over more places than there are copies.
     `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
     instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
     calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
@@ -236,6 +260,10 @@ def measure(
         raise ValueError(f"flush_kind must be one of {', '.join(FLUSH_KINDS)}, got {flush_kind!r}")
     if not (isinstance(streams, int) and 1 <= streams <= MAX_STREAMS):
         raise ValueError(f"streams must be an int in 1..{MAX_STREAMS}, got {streams!r}")
+    if workspaces is not None and not (
+        isinstance(workspaces, int) and not isinstance(workspaces, bool) and 1 <= workspaces <= MAX_WORKSPACES
+    ):
+        raise ValueError(f"workspaces must be an int in 1..{MAX_WORKSPACES}, got {workspaces!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     listed = [isinstance(fn, (list, tuple)) for fn in fns]
@@ -261,6 +289,7 @@ def measure(
             flush_kind=flush_kind,
             call_seconds=call_seconds,
             placed=_issued_apart(fns, threads),
+            workspaces=workspaces,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -293,6 +322,7 @@ def _measure_cuda(
     flush_kind="write",
     call_seconds=None,
     placed=False,
+    workspaces=None,
 ) -> Timing:
     import torch
 
@@ -314,7 +344,7 @@ def _measure_cuda(
 
     torch.cuda.synchronize()
 
-    issuers = _Issuer.first(copies) if placed else None
+    issuers = _Issuer.first(workspaces or copies) if placed else None
     stream = stream or (_placements_stream() if placed else torch.cuda.Stream())
     stream.wait_stream(torch.cuda.current_stream())
     # The streams a replay's calls take in turn: the capturing one, and streams - 1 forked from it.
@@ -322,14 +352,18 @@ def _measure_cuda(
     for other in turns[1:]:
         other.wait_stream(torch.cuda.current_stream())
 
-    def call(side, j, k):
-        """Copy j of a side as the k-th call of a replay: on stream k mod streams, from copy j's issuer."""
-        fn = side[j]
+    # Whole cycles through the copies (every call's previous use of its copy is `copies` calls back),
+    # the streams and the issuers (each takes the same share of the calls).
+    cycle = math.lcm(copies, streams, len(issuers) if issuers else 1)
+
+    def call(side, k):
+        """A side's k-th call of a replay: copy k mod copies, on stream k mod streams, from issuer k mod issuers."""
+        fn = side[k % copies]
         on = turns[k % streams]
         if on is not stream:
             on.wait_stream(stream)  # in order: after everything the capturing stream holds so far
         if issuers is not None:
-            issuers[j].call(fn, on)
+            issuers[k % len(issuers)].call(fn, on)
         elif on is stream:
             fn()
         else:
@@ -340,13 +374,12 @@ def _measure_cuda(
 
     graphs = []
     with torch.cuda.stream(stream):
-        # One call of each copy on every stream first: per-stream and per-thread state (the serial
-        # split-K's tile counters, library handles and workspaces) then exists before capture
-        # instead of inside it.
-        for k in range(streams):
+        # One cycle of calls first, each copy on the streams and from the issuers the replays use it
+        # on: per-stream and per-thread state (the serial split-K's tile counters, library handles
+        # and workspaces) then exists before capture instead of inside it.
+        for k in range(cycle):
             for side in sides:
-                for j in range(copies):
-                    call(side, j, k)
+                call(side, k)
         if call_seconds is None:
             per_call = _per_call_seconds(
                 [side[0] for side in sides], stream, flush if flush_buffer is not None else None
@@ -355,9 +388,6 @@ def _measure_cuda(
                 cooldown = 0.0
         else:  # the caller's figure; its `cooldown` is then applied as given
             per_call = [call_seconds] * len(sides)
-        # Whole cycles through the copies (every call's previous use of its copy is `copies` calls
-        # back) and through the streams (each takes the same share of the calls).
-        cycle = math.lcm(copies, streams)
         inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
         for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
@@ -366,7 +396,7 @@ def _measure_cuda(
                 for k in range(inner):
                     flush()
                     if side is not None:
-                        call(side, k % copies, k)
+                        call(side, k)
             graphs.append(g)
     torch.cuda.current_stream().wait_stream(stream)
     for g in graphs:  # the first replay uploads the graph
@@ -402,6 +432,8 @@ def _measure_cuda(
     flush_each = per_call.pop()
     samples = [[max(x - f, 0.0) for x, f in zip(series, flush_each)] for series in per_call]
     placements = f"+{copies}-placements" if copies > 1 else ""
+    if issuers is not None and len(issuers) != copies:
+        placements += f"+{len(issuers)}-workspaces"
     return Timing(
         samples,
         inner=inner,

@@ -107,7 +107,7 @@ def recheck_cells(
     import torch
 
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
-    from benchmarks.measure import cooldown, injected_slowdowns, slowed, timed_sides, timing_plan
+    from benchmarks.measure import cooldown, injected_slowdowns, prepare_process, slowed, timed_sides, timing_plan
     from benchmarks.timing import measure
     from ci.decision import Verdict
     from targets import detect
@@ -116,6 +116,7 @@ def recheck_cells(
     inject = injected_slowdowns()  # evidence runs: a calibrated slowdown of the head side (GPU only)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     spec = detect()
+    prepare_process(device)  # as the runs' processes start
     out = {}
     for i, (suite, cell) in enumerate(cells, 1):
         print(f"[recheck {i}/{len(cells)}] {suite} {cell.name}", file=sys.stderr, flush=True)

@@ -372,9 +372,11 @@ def check_measurement_knobs() -> None:
         cell_order,
         cold_l2_method,
         cooldown,
+        early_workspaces,
         flush_kind,
         injected_slowdowns,
         placement_threads,
+        placement_workspaces,
         rounds_from_env,
         timing_streams,
     )
@@ -387,6 +389,8 @@ def check_measurement_knobs() -> None:
     timing_streams()
     flush_kind()
     placement_threads()
+    placement_workspaces()
+    early_workspaces()
 
 
 def main(args) -> int:

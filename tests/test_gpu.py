@@ -341,18 +341,53 @@ def test_placements_are_issued_from_threads_with_their_own_cublas_workspaces(cel
     prep = Prepared(Cell(dtype, *map(int, shape.split("x"))), "cuda")
     copies = prep.operand_copies(4)
 
-    def grown(*sides):
+    def grown(*sides, **kwargs):
         torch.cuda.synchronize()
         before = torch.cuda.memory_allocated()
-        measure(*sides, rounds=2, warmup=0, stream=torch.cuda.Stream())  # a new stream: new workspaces
+        timing = measure(
+            *sides, rounds=2, warmup=0, stream=torch.cuda.Stream(), **kwargs
+        )  # a new stream: new workspaces
         torch.cuda.synchronize()
-        return torch.cuda.memory_allocated() - before
+        return torch.cuda.memory_allocated() - before, timing
 
-    one = grown(lambda: prep.native(copies[0]))
-    for ops in copies:
-        ops[3].zero_()
-    four = grown(Placements(lambda ops=ops: prep.native(ops) for ops in copies))
-    assert one > 0 and four >= 4 * one, (one, four)  # (the caller's, and one per issuer)
+    one, _ = grown(lambda: prep.native(copies[0]))
     ref = prep.reference()
-    for ops in copies:
-        assert relative_error(ops[3], ref) < TOLERANCE[dtype]
+    placed = Placements(lambda ops=ops: prep.native(ops) for ops in copies)
+    for workspaces in (None, 8):  # one issuer per copy; then twice as many, each copy from two
+        for ops in copies:
+            ops[3].zero_()
+        grew, timing = grown(placed, workspaces=workspaces)
+        issuers = workspaces or len(copies)
+        assert one > 0 and grew >= issuers * one, (workspaces, one, grew)  # (the caller's, and one per issuer)
+        assert timing.inner % issuers == 0 and timing.method.endswith("-workspaces") == (workspaces is not None)
+        for ops in copies:
+            assert relative_error(ops[3], ref) < TOLERANCE[dtype]
+
+
+def test_early_workspaces_are_allocated_when_the_process_starts(monkeypatch):
+    """GEMMWATCH_EARLY_WORKSPACES=1: `prepare_process` creates the issuers and their cuBLAS workspaces
+    on the placements' stream, so a placed cell measured after it allocates none of its own."""
+    from benchmarks.cells import Cell, Prepared
+    from benchmarks.measure import prepare_process
+    from benchmarks.timing import Placements, _Issuer, _placements_stream, measure
+
+    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "1")
+    monkeypatch.setenv("GEMMWATCH_WORKSPACES", "16")
+    new = 16 - len(_Issuer._all)  # (earlier tests' issuers have theirs on this stream already)
+    assert new > 0
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    prepare_process("cuda")
+    torch.cuda.synchronize()
+    grew = torch.cuda.memory_allocated() - before
+    assert len(_Issuer._all) == 16 and grew >= new * (1 << 20), (new, grew)  # a workspace each (MiBs in torch)
+    prep = Prepared(Cell("fp16", 16, 1024, 4096), "cuda")
+    copies = prep.operand_copies(4)
+    placed = [Placements(lambda ops=ops, call=call: call(operands=ops) for ops in copies)
+              for call in (prep.triton, prep.native)]  # fmt: skip
+    measure(*placed, rounds=1, warmup=1, stream=_placements_stream(), workspaces=16)  # compiles, first calls
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    measure(*placed, rounds=2, warmup=0, stream=_placements_stream(), workspaces=16)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - before < 1 << 20, "no workspace allocated by the cell"

@@ -150,7 +150,8 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.delenv("GEMMWATCH_FLUSH", raising=False)
     monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
     monkeypatch.delenv("GEMMWATCH_PLACEMENT_THREADS", raising=False)
-    knobs = {"flush_kind": "write", "streams": 1, "threads": True}
+    monkeypatch.delenv("GEMMWATCH_WORKSPACES", raising=False)
+    knobs = {"flush_kind": "write", "streams": 1, "threads": True, "workspaces": None}
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
     plan = timing_plan(fp8_square, h200)
@@ -165,8 +166,10 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_FLUSH", "read")
     monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
     monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
+    monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
     plan = timing_plan(decode, h200)
     assert plan["flush_kind"] == "read" and plan["streams"] == 4 and plan["threads"] is False
+    assert plan["workspaces"] == 32
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
@@ -186,7 +189,7 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     from benchmarks.timing import PROTOCOL
 
     for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
-                 "GEMMWATCH_PLACEMENT_THREADS"):  # fmt: skip
+                 "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -198,6 +201,43 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id() == f"{PROTOCOL}+cold-l2=rotate+flush=read+streams=4+cooldown=0"
     monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
     assert protocol_id().endswith("+cooldown=0+placement-threads=0")
+    monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
+    assert protocol_id().endswith("+placement-threads=0+workspaces=32")
+    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "0")
+    assert protocol_id().endswith("+workspaces=32")
+    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "1")
+    assert protocol_id().endswith("+workspaces=32+early-workspaces")
+
+
+def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
+    from benchmarks.measure import early_workspaces, prepare_process
+    from benchmarks.timing import _Issuer
+
+    monkeypatch.delenv("GEMMWATCH_EARLY_WORKSPACES", raising=False)
+    assert early_workspaces() is False, "the default: at the first placed cell, as every recorded result"
+    for bad in ("yes", "2", ""):
+        monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_EARLY_WORKSPACES must be '0' or '1', got {bad!r}"):
+            early_workspaces()
+    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "1")
+    issuers = len(_Issuer._all)
+    prepare_process("cpu")  # the interpreter has no library workspaces: nothing to create
+    assert len(_Issuer._all) == issuers
+
+
+def test_the_workspaces_a_placed_replay_spreads_over_are_checked(monkeypatch):
+    from benchmarks.measure import placement_workspaces
+
+    monkeypatch.delenv("GEMMWATCH_WORKSPACES", raising=False)
+    assert placement_workspaces() is None, "one per operand copy: the protocol of every recorded result"
+    for bad in ("0", "65", "eight", "-4", ""):
+        monkeypatch.setenv("GEMMWATCH_WORKSPACES", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_WORKSPACES must be an integer in 1..64, got {bad!r}"):
+            placement_workspaces()
+    for bad in (0, 65, 2.0, True):
+        with pytest.raises(ValueError, match="workspaces must be an int in 1..64"):
+            measure(lambda: None, rounds=1, warmup=0, workspaces=bad)
+    assert len(measure(lambda: None, rounds=2, warmup=0, workspaces=32).samples[0]) == 2
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
