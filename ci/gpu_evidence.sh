@@ -19,7 +19,8 @@
 # arguments, e.g. "--shapes square"), WORK (the shared work dir, default OUT_DIR/work;
 # one outside OUT_DIR lets a later call on the same machine start warm), INJECT
 # ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the fp16 decode
-# cell 16x4096x4096; INJECT= skips the injected run), INJECT_ARGS (what it measures),
+# cell 16x4096x4096; INJECT= skips the injected run; `gemmwatch compare` of it against the last
+# run of RUNS goes to OUT_DIR/compare-injected.md), INJECT_ARGS (what it measures),
 # RECHECK=1 (every cell rechecked A/A side by side in RECHECK_PARTS processes, then
 # `simulate --recheck`), PACK (a .tgz path: the result files, reports, logs and packed contexts
 # of OUT_DIR in one archive at the end, e.g. "$OUT/evidence.tgz" on a device box that returns
@@ -86,6 +87,14 @@ files=${files%$'\n'}
 if [ -n "$files" ]; then
   # shellcheck disable=SC2086
   python3 -m ci.cli noise --clocks $files >"$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+fi
+# The injected run against the last clean run, as a PR's comparison stage would call it (exit 1:
+# a regression called, which is what the injection asks for).
+if [ -n "$files" ] && [ -s "$out/run-injected.json" ]; then
+  python3 -m ci.cli compare --base-results "${files##*$'\n'}" --head-results "$out/run-injected.json" \
+    >"$out/compare-injected.md" 2>&1
+  note "compare-injected: exit $? (1: a regression called)"
+  head -n 1 "$out/compare-injected.md"
 fi
 
 # The PR workflow's second stage on the same code (RECHECK=1): every cell of the matrix

@@ -145,16 +145,21 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     # The script the GPU box runs (device time is scarce: a broken step wastes it); here the
     # interpreter stands in, and its recheck has no rounds for `simulate` (said in its output).
     out = tmp_path / "evidence"
-    env = {**__import__("os").environ, "TRITON_INTERPRET": "1", "RUNS": "cold warm", "INJECT": "", "RECHECK": "1",
-           "RECHECK_PARTS": "2", "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}",
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1", "RUNS": "cold warm", "RECHECK": "1",
+           "INJECT": "fp16 64x64x64=0.03", "INJECT_ARGS": "--shapes 64x64x64 --dtypes fp16", "RECHECK_PARTS": "2",
+           "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}",
            "PACK": str(tmp_path / "evidence.tgz")}  # fmt: skip
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(out), "400"], cwd=repo, capture_output=True, text=True,
                           env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = (out / "walltimes.txt").read_text().splitlines()
-    steps = ["cold", "warm", "recheck-aa-00 (6 cells)", "recheck-aa-01 (6 cells)", "simulate --recheck"]
+    steps = ["cold", "warm", "injected", "compare-injected", "recheck-aa-00 (6 cells)", "recheck-aa-01 (6 cells)",
+             "simulate --recheck"]  # fmt: skip
     assert [line.split(":")[0] for line in lines] == steps
     assert all("exit 0" in line for line in lines[:-1]), lines
+    # The injected run compared with the last clean one (the interpreter's timings call nothing).
+    comparison = (out / "compare-injected.md").read_text()
+    assert comparison.startswith("## gemmwatch:") and "fp16" in comparison, comparison
     assert "no cell with per-round samples" in (out / "simulate-recheck.txt").read_text()  # (the interpreter's)
     assert (out / "noise.txt").read_text().strip()
     # What a GPU box's caller fetches: each run's result file, and its context packed.
@@ -184,7 +189,8 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = (resumed / "walltimes.txt").read_text().splitlines()[len(steps) :]
     kept = ["cold", "warm", "recheck-aa-00", "recheck-aa-01"]
-    assert lines[:-1] == [f"{name}: kept from an earlier call" for name in kept]
+    assert lines[2].startswith("compare-injected: exit 0"), lines  # (again, of the kept injected run)
+    assert lines[:2] + lines[3:-1] == [f"{name}: kept from an earlier call" for name in kept]
     assert lines[-1].startswith("simulate --recheck: exit")  # (no rounds from the interpreter: exit 2, as above)
     assert not (resumed / "cold").exists() and " over 2 runs;" in (resumed / "noise.txt").read_text()
     # A deadline already spent: every step skipped, nothing half-written.
