@@ -24,7 +24,9 @@ and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or su
 the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
 "read+copies": `timing.Placements`; "write+copies16": over 16), or "suite": each cell's sides and
 protocol arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements,
-calls per replay, cooldown). The report prints, per cell, phase and method, the spread of
+calls per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed
+replay, as GEMMWATCH_WORKSPACES=32 gives the suites). With "workspace" and several suite methods,
+whether more workspaces narrow the spread across reallocations shows in one process. The report prints, per cell, phase and method, the spread of
 the Triton and native medians across repetitions and each repetition's figures.
 """
 
@@ -47,12 +49,13 @@ COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies", "suite")
 
 
 def cold_l2_method(text: str) -> str:
-    """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies."""
-    match = re.fullmatch(r"rotate|suite|(write|read)(\+copies([0-9]+)?)?", text)
-    if match and not (match[3] and not 1 <= int(match[3]) <= 64):
+    """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies, or
+    "suite+wsN": as the suites, with N issuers (cuBLAS workspaces) per placed replay."""
+    match = re.fullmatch(r"rotate|suite(\+ws([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
+    if match and all(not n or 1 <= int(n) <= 64 for n in (match[2], match[5])):
         return text
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)} or write+copiesN / read+copiesN "
-                                     f"(N in 1..64), got {text!r}")  # fmt: skip
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, write+copiesN / read+copiesN or "
+                                     f"suite+wsN (N in 1..64), got {text!r}")  # fmt: skip
 
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
@@ -60,12 +63,15 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
     from benchmarks.measure import PLACEMENTS, timed_sides, timing_plan
     from benchmarks.timing import Placements, rotating_copies
 
-    if cold_l2 == "suite":
+    if cold_l2.startswith("suite"):
         from targets import detect
 
         spec = detect()
         calls = [lambda ops: prep.triton(operands=ops), lambda ops: prep.native(operands=ops)]
-        return tuple(timed_sides(prep, "cuda", spec, calls)), timing_plan(prep, spec)
+        plan = timing_plan(prep, spec)
+        if "+ws" in cold_l2:  # the issuers a placed replay's calls take in turn (GEMMWATCH_WORKSPACES)
+            plan["workspaces"] = int(cold_l2.partition("+ws")[2])
+        return tuple(timed_sides(prep, "cuda", spec, calls)), plan
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
         return (prep.triton, prep.native), {"flush_kind": kind}
@@ -179,7 +185,8 @@ def main(argv=None) -> int:
     parser.add_argument("--cold-l2", nargs="+", type=cold_l2_method, default=["write"],
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
                         "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
-                        "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay)")  # fmt: skip
+                        "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay); "
+                        "suite+wsN: with N cuBLAS workspaces per placed replay")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)
