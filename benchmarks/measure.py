@@ -181,13 +181,28 @@ def protocol_id() -> str:
 ENV_STREAMS = "GEMMWATCH_STREAMS"
 
 
+def _env_int(name: str, default: str | None, low: int, high: int) -> int | None:
+    """An integer knob, checked against low..high; None when unset without a default."""
+    raw = os.environ.get(name, default)
+    if raw is None:
+        return None
+    if not (raw.isdigit() and low <= int(raw) <= high):
+        raise ValueError(f"{name} must be an integer in {low}..{high}, got {raw!r}")
+    return int(raw)
+
+
+def _env_switch(name: str, default: str) -> bool:
+    """A "0" / "1" knob, checked."""
+    raw = os.environ.get(name, default)
+    if raw not in ("0", "1"):
+        raise ValueError(f"{name} must be '0' or '1', got {raw!r}")
+    return raw == "1"
+
+
 def timing_streams() -> int:
     from benchmarks.timing import MAX_STREAMS
 
-    raw = os.environ.get(ENV_STREAMS, "1")
-    if not (raw.isdigit() and 1 <= int(raw) <= MAX_STREAMS):
-        raise ValueError(f"{ENV_STREAMS} must be an integer in 1..{MAX_STREAMS}, got {raw!r}")
-    return int(raw)
+    return _env_int(ENV_STREAMS, "1", 1, MAX_STREAMS)
 
 
 # Evidence knob: "0" issues a placed cell's calls from the measuring thread on a pooled stream, one
@@ -197,17 +212,15 @@ ENV_PLACEMENT_THREADS = "GEMMWATCH_PLACEMENT_THREADS"
 
 
 def placement_threads() -> bool:
-    raw = os.environ.get(ENV_PLACEMENT_THREADS, "1")
-    if raw not in ("0", "1"):
-        raise ValueError(f"{ENV_PLACEMENT_THREADS} must be '0' or '1', got {raw!r}")
-    return raw == "1"
+    return _env_switch(ENV_PLACEMENT_THREADS, "1")
 
 
-# Evidence knob: the cuBLAS workspaces (issuer threads, timing.measure's `workspaces`) a placed cell's
-# calls take in turn. Unset: one per operand copy (the protocol of every recorded result). On the H200 the split-K cuBLAS decode cells' native time followed where the process had
-# put the issuers' workspaces (6% between a short run and an injected one whose allocation history
-# differed, 1-2% between whole-matrix runs at K = 18944; docs/BENCHMARKS.md): more workspaces spread a
-# replay's calls over more of those places, as the copies do for the operands.
+# Evidence knob: the cuBLAS workspaces (issuer threads, timing.measure's `workspaces`) a placed
+# cell's calls take in turn. Unset: one per operand copy (the protocol of every recorded result).
+# On the H200 the split-K cuBLAS decode cells' native time followed where the process had put the
+# issuers' workspaces (6% between a short run and an injected one whose allocation history
+# differed, 1-2% between whole-matrix runs at K = 18944; docs/BENCHMARKS.md): more workspaces
+# spread a replay's calls over more of those places, as the copies do for the operands.
 ENV_WORKSPACES = "GEMMWATCH_WORKSPACES"
 
 
@@ -215,12 +228,7 @@ def placement_workspaces() -> int | None:
     """GEMMWATCH_WORKSPACES, checked; None when unset (one per copy)."""
     from benchmarks.timing import MAX_WORKSPACES
 
-    raw = os.environ.get(ENV_WORKSPACES)
-    if raw is None:
-        return None
-    if not (raw.isdigit() and 1 <= int(raw) <= MAX_WORKSPACES):
-        raise ValueError(f"{ENV_WORKSPACES} must be an integer in 1..{MAX_WORKSPACES}, got {raw!r}")
-    return int(raw)
+    return _env_int(ENV_WORKSPACES, None, 1, MAX_WORKSPACES)
 
 
 # Evidence knob: "1" creates the issuers and their cuBLAS workspaces when a measuring process starts
@@ -231,10 +239,7 @@ ENV_EARLY_WORKSPACES = "GEMMWATCH_EARLY_WORKSPACES"
 
 
 def early_workspaces() -> bool:
-    raw = os.environ.get(ENV_EARLY_WORKSPACES, "0")
-    if raw not in ("0", "1"):
-        raise ValueError(f"{ENV_EARLY_WORKSPACES} must be '0' or '1', got {raw!r}")
-    return raw == "1"
+    return _env_switch(ENV_EARLY_WORKSPACES, "0")
 
 
 def prepare_process(device: str) -> None:
