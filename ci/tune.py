@@ -181,12 +181,26 @@ def tune_bucket(
     return entry
 
 
+def past_deadline(elapsed: float, bucket_seconds: list[float], deadline: float | None) -> bool:
+    """Whether the next bucket would end past `deadline` seconds: judged by the mean of the buckets
+    tuned so far (before the first, only whether the deadline has passed already)."""
+    if deadline is None:
+        return False
+    expected = sum(bucket_seconds) / len(bucket_seconds) if bucket_seconds else 0.0
+    return elapsed + expected > deadline
+
+
 def main(args) -> int:
     from benchmarks import matrix
     from ci.cli import use_interpreter_without_gpu
 
     if args.refine < 0:
         print(f"gemmwatch tune: --refine must be a non-negative integer, got {args.refine}", file=sys.stderr)
+        return 2
+    if args.deadline is not None and not args.deadline > 0:
+        print(
+            f"gemmwatch tune: --deadline must be a positive number of seconds, got {args.deadline:g}", file=sys.stderr
+        )
         return 2
     for name in ("top_k", "finalists", "rounds"):
         value = getattr(args, name)
@@ -265,12 +279,18 @@ def main(args) -> int:
     start = time.perf_counter()
     failures = 0
     already = {entry.get("cell") for entry in lib.entries.values()} if args.resume else set()
+    bucket_seconds: list[float] = []  # of the buckets tuned (what the deadline judges by)
+    not_reached: list = []
     for i, members in enumerate(buckets.values(), 1):
         cell = members[0]
         others = f" (+ {', '.join(c.name for c in members[1:])})" if len(members) > 1 else ""
         if any(c.name in already for c in members):
             print(f"[{i}/{len(buckets)}] {cell.name}{others}: in the library already (--resume), skipped", flush=True)
             continue
+        if not_reached or past_deadline(time.perf_counter() - start, bucket_seconds, args.deadline):
+            not_reached += members
+            continue
+        began = time.perf_counter()
         entry = tune_bucket(
             members,
             rounds=args.rounds,
@@ -285,6 +305,7 @@ def main(args) -> int:
         if "skipped" in entry:
             print(f"[{i}/{len(buckets)}] {cell.name}{others}: skipped, {entry['skipped']}", flush=True)
             continue
+        bucket_seconds.append(time.perf_counter() - began)
         if "error" in entry or entry["key"] is None:
             failures += 1
             print(f"[{i}/{len(buckets)}] {cell.name}{others}: {entry.get('error')}", flush=True)
@@ -317,7 +338,13 @@ def main(args) -> int:
         )
     lib.save(path)
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
-    return 1 if failures else 0
+    if not_reached:
+        shapes = " ".join(dict.fromkeys(f"{c.M}x{c.N}x{c.K}" for c in not_reached))
+        dtypes = " ".join(dict.fromkeys(c.dtype for c in not_reached))
+        print(f"gemmwatch tune: --deadline {args.deadline:g} s: {len(not_reached)} cells not reached: "
+              f"{', '.join(c.name for c in not_reached)} (the same options with --shapes {shapes} "
+              f"--dtypes {dtypes} go on with them)", file=sys.stderr)  # fmt: skip
+    return 1 if failures or not_reached else 0
 
 
 def earlier_results(old: dict | None, new: dict) -> dict:

@@ -85,6 +85,24 @@ def test_resume_skips_what_the_library_has(tuned):
     assert json.loads(path.read_text())["entries"] == json.loads(before)["entries"]
 
 
+def test_a_deadline_keeps_what_was_tuned_and_names_the_cells_not_reached(tuned):
+    from ci.tune import past_deadline
+
+    assert not past_deadline(100.0, [], None)
+    assert not past_deadline(0.0, [], 10.0) and past_deadline(10.5, [], 10.0)  # before the first: passed yet?
+    assert not past_deadline(5.0, [2.0, 4.0], 8.0) and past_deadline(5.5, [2.0, 4.0], 8.0)  # by the mean bucket
+    path = tuned / f"cpu-interpreter-triton{triton.__version__}.json"
+    before = path.read_text()
+    proc = cli("tune", "--allow-interpreter", "--shapes", "1x64x64", "64x64x64", "--dtypes", "fp16", "--top-k", "2",
+               "--rounds", "1", "--dir", str(tuned), "--deadline", "1e-9")  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ("--deadline 1e-09 s: 2 cells not reached: fp16 1x64x64, fp16 64x64x64 (the same options with "
+            "--shapes 1x64x64 64x64x64 --dtypes fp16 go on with them)") in proc.stderr  # fmt: skip
+    assert json.loads(path.read_text())["entries"] == json.loads(before)["entries"]
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--deadline", "0")
+    assert proc.returncode == 2 and "--deadline must be a positive number of seconds, got 0" in proc.stderr
+
+
 @pytest.mark.parametrize("option", ["--top-k", "--finalists", "--rounds"])
 def test_tune_rejects_non_positive_counts(option):
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", option, "0")
