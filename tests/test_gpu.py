@@ -381,7 +381,7 @@ def test_early_workspaces_are_allocated_when_the_process_starts(monkeypatch):
     torch.cuda.synchronize()
     grew = torch.cuda.memory_allocated() - before
     assert len(_Issuer._all) == 16 and grew >= new * (1 << 20), (new, grew)  # a workspace each (MiBs in torch)
-    prep = Prepared(Cell("fp16", 16, 1024, 4096), "cuda")
+    prep = Prepared(Cell("fp16", 16, 4096, 4096), "cuda")  # (a library bucket: no autotune)
     copies = prep.operand_copies(4)
     placed = [Placements(lambda ops=ops, call=call: call(operands=ops) for ops in copies)
               for call in (prep.triton, prep.native)]  # fmt: skip
