@@ -58,8 +58,11 @@ STAGES = (2, 3, 4)
 # program, as the cuBLAS kernels the H200 ran for them keep (6-16 stages: nvjet_sm90_hsh_128x16_64x11,
 # ..._64x64_64x13, ..._64x8_64x16; docs/BENCHMARKS.md). They rank after every config of the usual
 # stage counts, so an autotune's first candidates stay what they were; a tune's refinement (the
-# fastest tiles' other stage counts) and `--match` reach them.
-DEEP_STAGES = (6, 8)
+# fastest tiles' other stage counts) and `--match` reach them. 12 and 16 fit the small decode tiles
+# (a 16x64x128 fp8 stage is 10 KiB: 16 of them 151 KiB with the kernel's own, compiled for sm_90
+# with Triton 3.6 and 3.9 without spills), where cuBLAS keeps 12-16.
+DEEP_STAGES = (6, 8, 12, 16)
+MAX_STAGES = max(DEEP_STAGES)  # a config's pipeline depth at most
 WARPS = (4, 8)
 GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
 # fma decode configs: rows at most this; the fp32 products of a K step (BM x BK x BN) at most
@@ -117,8 +120,8 @@ class GemmConfig:
                 raise ValueError(f"GemmConfig.{name} must be a power of two >= {least}, got {value!r}")
         if self.num_warps not in (1, 2, 4, 8, 16):
             raise ValueError(f"GemmConfig.num_warps must be 1, 2, 4, 8 or 16, got {self.num_warps!r}")
-        if not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= 8:
-            raise ValueError(f"GemmConfig.num_stages must be an int in 1..8, got {self.num_stages!r}")
+        if not isinstance(self.num_stages, int) or not 1 <= self.num_stages <= MAX_STAGES:
+            raise ValueError(f"GemmConfig.num_stages must be an int in 1..{MAX_STAGES}, got {self.num_stages!r}")
         if not isinstance(self.group_m, int) or self.group_m < 1:
             raise ValueError(f"GemmConfig.group_m must be a positive int, got {self.group_m!r}")
         if self.variant not in VARIANTS:

@@ -120,19 +120,21 @@ def test_swap_ab_decode_configs_get_the_warpgroup_mma(tmp_path):
 
 def test_deep_pipelines_of_memory_bound_shapes_fit_the_shared_memory(tmp_path):
     # 8-stage 64x128 tiles (fp16 and fp8, pointer loads and TMA) and 16-row decode tiles (plain, and
-    # swap-AB with 6 stages): within the H200's 227 KiB per block, one program per SM, no spills.
+    # swap-AB with 6 stages, and fp8 with 16): within the H200's 227 KiB per block, one program per
+    # SM, no spills.
     entries = {
         "a": {"cell": "fp16 128x4096x4096", "config": _config(64, 128, 64, 4, 8)},
         "b": {"cell": "fp8_e4m3 128x8192x8192", "config": _config(64, 128, 128, 4, 8, "tma")},
         "c": {"cell": "bf16 16x4096x4096", "config": _config(16, 64, 128, 4, 8)},
         "d": {"cell": "bf16 16x4096x4096", "config": {**_config(16, 128, 128, 4, 6), "swap_ab": True}},
+        "e": {"cell": "fp8_e4m3 1x4096x4096", "config": _config(16, 64, 128, 4, 16)},  # cuBLAS's depth
     }
     path = tmp_path / "lib.json"
     path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
     proc = cli("--target", "h200", "--library", str(path))
     assert proc.returncode == 0, proc.stderr
     rows = _rows(proc.stdout)
-    assert len(rows) == 4
+    assert len(rows) == 5
     for row in rows:
         assert row[5] == "0" and 100 <= float(row[6]) <= 227 and int(row[7]) == 1, row
 

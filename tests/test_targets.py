@@ -474,3 +474,10 @@ def test_memory_bound_problems_also_get_deep_pipelines_ranked_after_the_usual_on
         assert dataclasses.replace(fast, num_stages=8) in siblings([fast], space, groups=1)
     compute_bound = candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None)
     assert {c.num_stages for c in compute_bound} <= set(STAGES)
+    # 12 and 16 stages where they fit: the small decode tiles (cuBLAS's keep 12-16), not a 64x128 tile.
+    decode = candidate_configs(h200, "fp8_e4m3", 1, 4096, 4096, limit=None)
+    assert GemmConfig(16, 64, 128, 4, 16) in decode and GemmConfig(16, 32, 256, 4, 12) in decode
+    prefill = candidate_configs(h200, "fp16", 128, 4096, 4096, limit=None)
+    assert GemmConfig(64, 64, 64, 4, 12) in prefill and not any(
+        c.num_stages >= 12 and c.block_m * c.block_n >= 64 * 128 and c.block_k >= 64 for c in prefill
+    )
