@@ -291,6 +291,31 @@ def test_the_decode_paths_configs_are_correct(cell, path):
     assert set(search.timings_ms) == {str(c) for c in firsts.values()}
 
 
+@pytest.mark.parametrize("cell", [("fp16", 128, 4096, 4096), ("fp8_e4m3", 1, 4096, 4096), ("bf16", 16, 4096, 4096)],
+                         ids=lambda c: f"{c[0]}-{c[1]}x{c[2]}x{c[3]}")  # fmt: skip
+def test_the_deep_pipelines_are_correct(cell):
+    # The first config of each deep stage count (6-16) of a memory-bound shape, and of its swap-AB
+    # form where there is one: the pipelines a tune's refinement or --match '-s1[26]-' times.
+    from benchmarks.cells import Cell, Prepared
+    from kernels import DTYPE_NAMES
+    from targets import candidate_configs, detect
+    from targets.configs import DEEP_STAGES
+
+    dtype, M, N, K = cell
+    prep = Prepared(Cell(dtype, M, N, K), "cuda")
+    ref = prep.reference()
+    firsts = {}
+    for cfg in candidate_configs(detect(), DTYPE_NAMES[prep.a.dtype], M, N, K, limit=None):
+        if cfg.num_stages in DEEP_STAGES:
+            firsts.setdefault((cfg.num_stages, cfg.swap_ab), cfg)
+    assert {s for s, _ in firsts} >= {6, 8, 12}, sorted(firsts)
+    for cfg in firsts.values():
+        prep.out.fill_(float("nan"))
+        out = prep.triton(config=cfg)
+        torch.cuda.synchronize()
+        assert relative_error(out, ref) <= TOLERANCE[dtype], cfg
+
+
 def test_serial_split_k_in_replayed_cuda_graphs_matches_the_second_pass(gen):
     # The tile counters live outside the graph (created by a call on the capturing stream before
     # capture, as benchmarks.timing does); each replay must find them zero and leave them zero.
