@@ -510,7 +510,9 @@ def test_tune_workflow_retunes_on_the_gpus_and_proposes_a_pull_request():
     tune, propose = wf["jobs"]["tune"], wf["jobs"]["propose"]
     assert self_hosted(tune) and tune["strategy"]["fail-fast"] is False
     scripts = "\n".join(s.get("run", "") for s in tune["steps"])
-    assert '-m ci.cli tune --dtypes fp16 bf16 fp8_e4m3 fp32-tf32 --dir "$out"' in scripts
+    assert '-m ci.cli tune --dtypes fp16 bf16 fp8_e4m3 fp32-tf32 --dir "$out" --deadline 9600' in scripts
+    step_minutes = next(s["timeout-minutes"] for s in tune["steps"] if "ci.cli tune" in s.get("run", ""))
+    assert 9600 <= (step_minutes - 5) * 60, "the tune's deadline falls inside its step's timeout"
     assert "--resume" not in scripts, "a re-tune starts from scratch"
     upload = steps_using(tune, "actions/upload-artifact")[0]
     assert upload["if"] == "always()", "a timed-out tune still uploads what it measured"
@@ -522,6 +524,7 @@ def test_tune_workflow_retunes_on_the_gpus_and_proposes_a_pull_request():
     assert 'cp "$new" "targets/tuned/$name"' in script and "git add targets/tuned" in script
     assert 'ci.cli tuned-diff "targets/tuned/$name" "$new"' in script
     assert "gh pr create --base main" in script and "--body-file" in script
+    assert 'grep -q "cells not reached" "$log"' in script, "a partial library is said to be partial"
 
 
 def test_ci_workflow():
