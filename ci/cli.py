@@ -246,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--run", metavar="RESULT.json", help="the asv result file --below reads (a `gemmwatch run`)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip
+    tun.add_argument("--resume-since", metavar="TIME",
+                     help="skip the buckets whose entry was measured at or after this ISO 8601 time (UTC unless "
+                          "given): a re-tune stopped by its deadline goes on")  # fmt: skip
     tun.add_argument("--deadline", type=float, metavar="SECONDS",
                      help="start no bucket that would end past this many seconds (judged by the mean bucket so "
                           "far): what is tuned is kept, the cells not reached are listed, exit 1")  # fmt: skip

@@ -181,6 +181,20 @@ def tune_bucket(
     return entry
 
 
+def _utc(when: datetime.datetime) -> datetime.datetime:
+    return when.replace(tzinfo=datetime.UTC) if when.tzinfo is None else when
+
+
+def _measured_since(entry: dict, since: datetime.datetime | None) -> bool:
+    """Whether a library entry was measured at or after `since` (never, for None or no time recorded)."""
+    if since is None or not entry.get("measured"):
+        return False
+    try:
+        return _utc(datetime.datetime.fromisoformat(entry["measured"])) >= since
+    except ValueError:
+        return False
+
+
 def past_deadline(elapsed: float, bucket_seconds: list[float], deadline: float | None) -> bool:
     """Whether the next bucket would end past `deadline` seconds: judged by the mean of the buckets
     tuned so far (before the first, only whether the deadline has passed already)."""
@@ -197,6 +211,14 @@ def main(args) -> int:
     if args.refine < 0:
         print(f"gemmwatch tune: --refine must be a non-negative integer, got {args.refine}", file=sys.stderr)
         return 2
+    since = None
+    if args.resume_since is not None:
+        try:
+            since = _utc(datetime.datetime.fromisoformat(args.resume_since))
+        except ValueError:
+            print(f"gemmwatch tune: --resume-since must be an ISO 8601 time (e.g. 2026-12-02T02:36:52+00:00), "
+                  f"got {args.resume_since!r}", file=sys.stderr)  # fmt: skip
+            return 2
     if args.deadline is not None and not args.deadline > 0:
         print(
             f"gemmwatch tune: --deadline must be a positive number of seconds, got {args.deadline:g}", file=sys.stderr
@@ -261,9 +283,10 @@ def main(args) -> int:
     directory = Path(args.dir) if args.dir else library.library_dir()
     path = library.library_path(spec.name, triton.__version__, directory)
     lib = library.load(spec.name, triton.__version__, directory)
+    began_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     lib.meta = {
         **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "date": began_at,
         "rounds": args.rounds,
         "interpreter": interpreter,
     }
@@ -278,14 +301,15 @@ def main(args) -> int:
         buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)
     start = time.perf_counter()
     failures = 0
-    already = {entry.get("cell") for entry in lib.entries.values()} if args.resume else set()
+    already = {entry.get("cell") for entry in lib.entries.values() if args.resume or _measured_since(entry, since)}
+    why = "--resume" if args.resume else "--resume-since"
     bucket_seconds: list[float] = []  # of the buckets tuned (what the deadline judges by)
     not_reached: list = []
     for i, members in enumerate(buckets.values(), 1):
         cell = members[0]
         others = f" (+ {', '.join(c.name for c in members[1:])})" if len(members) > 1 else ""
         if any(c.name in already for c in members):
-            print(f"[{i}/{len(buckets)}] {cell.name}{others}: in the library already (--resume), skipped", flush=True)
+            print(f"[{i}/{len(buckets)}] {cell.name}{others}: in the library already ({why}), skipped", flush=True)
             continue
         if not_reached or past_deadline(time.perf_counter() - start, bucket_seconds, args.deadline):
             not_reached += members
@@ -342,8 +366,8 @@ def main(args) -> int:
         shapes = " ".join(dict.fromkeys(f"{c.M}x{c.N}x{c.K}" for c in not_reached))
         dtypes = " ".join(dict.fromkeys(c.dtype for c in not_reached))
         print(f"gemmwatch tune: --deadline {args.deadline:g} s: {len(not_reached)} cells not reached: "
-              f"{', '.join(c.name for c in not_reached)} (the same options with --shapes {shapes} "
-              f"--dtypes {dtypes} go on with them)", file=sys.stderr)  # fmt: skip
+              f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
+              f"with them, or with --shapes {shapes} --dtypes {dtypes})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
 
 

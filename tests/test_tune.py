@@ -96,11 +96,32 @@ def test_a_deadline_keeps_what_was_tuned_and_names_the_cells_not_reached(tuned):
     proc = cli("tune", "--allow-interpreter", "--shapes", "1x64x64", "64x64x64", "--dtypes", "fp16", "--top-k", "2",
                "--rounds", "1", "--dir", str(tuned), "--deadline", "1e-9")  # fmt: skip
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert ("--deadline 1e-09 s: 2 cells not reached: fp16 1x64x64, fp16 64x64x64 (the same options with "
-            "--shapes 1x64x64 64x64x64 --dtypes fp16 go on with them)") in proc.stderr  # fmt: skip
+    assert "--deadline 1e-09 s: 2 cells not reached: fp16 1x64x64, fp16 64x64x64 (the same options with " in proc.stderr
+    assert "go on with them, or with --shapes 1x64x64 64x64x64 --dtypes fp16)" in proc.stderr
+    began = json.loads(path.read_text())["meta"]["date"]
+    assert f"--resume-since {began} go on" in proc.stderr
     assert json.loads(path.read_text())["entries"] == json.loads(before)["entries"]
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--deadline", "0")
     assert proc.returncode == 2 and "--deadline must be a positive number of seconds, got 0" in proc.stderr
+
+
+def test_resume_since_skips_the_buckets_measured_since_then(tuned):
+    path = tuned / f"cpu-interpreter-triton{triton.__version__}.json"
+    before = path.read_text()
+    measured = json.loads(before)["entries"]
+    (entry,) = [e for e in measured.values() if e["cell"] == "fp16 64x64x64"]
+    args = ("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--top-k", "2", "--rounds", "1",
+            "--dir", str(tuned))  # fmt: skip
+    proc = cli(*args, "--resume-since", entry["measured"])  # measured at that time: skipped
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "fp16 64x64x64: in the library already (--resume-since), skipped" in proc.stdout
+    assert json.loads(path.read_text())["entries"] == json.loads(before)["entries"]
+    proc = cli(*args, "--resume-since", "yesterday")
+    assert (
+        proc.returncode == 2
+        and "--resume-since must be an ISO 8601 time" in proc.stderr
+        and "'yesterday'" in proc.stderr
+    )
 
 
 @pytest.mark.parametrize("option", ["--top-k", "--finalists", "--rounds"])
