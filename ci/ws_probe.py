@@ -13,7 +13,7 @@ process of its own under a timeout, so a hung kernel costs its timeout and not t
 
 Each row: the variant, whether the compiled kernel is partitioned (`setmaxnreg` in its PTX and more
 warps than asked), and on a GPU its outcome at 4096^3 (relative error against a float32 product,
-time per call from a CUDA-graph replay of 10 calls after an L2-cold first call, TFLOP/s).
+time per call by the suites' timing protocol: CUDA-graph replays, each call after an L2 flush; TFLOP/s).
 """
 
 from __future__ import annotations
@@ -208,18 +208,9 @@ def run_one(v: Variant, size: int = 4096) -> dict:
     torch.cuda.synchronize()
     ref = a.float() @ (b.float().t() if v.dtype == "fp8" else b.float())
     error = ((c.float() - ref).norm() / ref.norm()).item()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(10):
-            _launch(v, a, b, c, programs)
-    graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    graph.replay()
-    end.record()
-    torch.cuda.synchronize()
-    us = start.elapsed_time(end) * 1e3 / 10
+    from benchmarks.timing import measure
+
+    us = measure(lambda: _launch(v, a, b, c, programs), rounds=5, warmup=1).median(0) * 1e6
     partitioned = None if compiled is None else _partitioned(compiled, v)  # (the project's: not returned)
     return {"outcome": "finished", "partitioned": partitioned, "rel_error": error, "us": us,
             "tflops": 2 * size**3 / us / 1e6}  # fmt: skip
