@@ -26,8 +26,9 @@ the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+cop
 protocol arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements,
 calls per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed
 replay, as GEMMWATCH_WORKSPACES=32 gives the suites). With "workspace" and several suite methods,
-whether more workspaces narrow the spread across reallocations shows in one process. The report prints, per cell, phase and method, the spread of
-the Triton and native medians across repetitions and each repetition's figures.
+whether more workspaces narrow the spread across reallocations shows in one process. The report
+prints, per cell, phase and method, the spread of the Triton and native medians across repetitions
+and each repetition's figures.
 """
 
 from __future__ import annotations
