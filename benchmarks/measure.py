@@ -274,7 +274,8 @@ PLACEMENTS_MEMORY_SHARE = 0.25
 # rounds spread by 0.1-0.5% and 30 rounds put the median within 0.1%; the large memory-bound gemv
 # cells' native rounds spread by 1.1-1.8% (one cuBLAS kernel, the same in one process as across
 # them), so 30 rounds left their median 0.3% apart from run to run and one of them over the 0.5%
-# goal; 120 halve that, for some 10 s more per whole-matrix run (docs/BENCHMARKS.md).
+# goal; 120 halve that (in a whole-matrix run on the H200, 36-41 of 181 cells took more than 30;
+# docs/BENCHMARKS.md).
 PRECISION = 0.001
 MAX_ROUNDS_FACTOR = 4
 

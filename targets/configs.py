@@ -5,8 +5,8 @@ Rules (the first seed's, made concrete):
   depth in bytes (16 elements of fp16, 32 of fp8).
 - Shared memory `(BM*BK + BK*BN) * bytes * stages` stays within the chip's
   opt-in per-block budget.
-- num_stages in 2..4 and never more than the K loop's iterations; 6 and 8 too for memory-bound
-  problems (ranked after the others).
+- num_stages in 2..4 and never more than the K loop's iterations; 6, 8, 12 and 16 too for
+  memory-bound problems where they fit the shared memory (ranked after the others).
 - num_warps 4 or 8, and the fp32 accumulator tile must fit the register file
   (at most half of a thread's registers, the rest for addresses and operands).
 - Small-M (decode) shapes get small BLOCK_M instead of wasting a 128-row tile.
