@@ -170,8 +170,8 @@ def protocol_id() -> str:
         knobs.append("placement-threads=0")
     if placement_workspaces() is not None:
         knobs.append(f"workspaces={placement_workspaces()}")
-    if early_workspaces():
-        knobs.append("early-workspaces")
+    if not early_workspaces():
+        knobs.append("early-workspaces=0")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -231,20 +231,22 @@ def placement_workspaces() -> int | None:
     return _env_int(ENV_WORKSPACES, None, 1, MAX_WORKSPACES)
 
 
-# Evidence knob: "1" creates the issuers and their cuBLAS workspaces when a measuring process starts
-# (`prepare_process`), before any cell, so that where they lie does not depend on the cells measured
-# before the first placed one (a narrowed or injected run, another commit's kernels); "0", the
-# default (the protocol of every recorded result), at the first placed cell.
+# "1", the default since protocol 2026-12-02b: the issuers and their cuBLAS workspaces are created
+# when a measuring process starts (`prepare_process`), before any cell, so that where they lie does
+# not depend on the cells measured before the first placed one (a narrowed or injected run, another
+# commit's kernels). On the H200 an injected run had put fp16 16x4096x4096's native (split-K) time
+# 6.5% above the clean runs' without it, 0.3% with it (docs/BENCHMARKS.md, 2026-12-02, third
+# session). "0": at the first placed cell, as protocol 2026-12-02 (an evidence knob, recorded).
 ENV_EARLY_WORKSPACES = "GEMMWATCH_EARLY_WORKSPACES"
 
 
 def early_workspaces() -> bool:
-    return _env_switch(ENV_EARLY_WORKSPACES, "0")
+    return _env_switch(ENV_EARLY_WORKSPACES, "1")
 
 
 def prepare_process(device: str) -> None:
     """What a measuring process (the suites' `measure_cells`, a recheck) does before its first cell:
-    with GEMMWATCH_EARLY_WORKSPACES=1 on a GPU, the placed cells' issuers and their library
+    on a GPU (unless GEMMWATCH_EARLY_WORKSPACES=0), the placed cells' issuers and their library
     workspaces are created (one small cuBLAS GEMM each, and one cuBLASLt fp8 GEMM where the chip
     has fp8)."""
     if device != "cuda" or not early_workspaces() or not placement_threads():

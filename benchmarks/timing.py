@@ -91,8 +91,10 @@ from dataclasses import dataclass
 # (ci.decision.CONTEXT_KEYS: "context differs", as for another driver). 2026-12-01: flushed
 # placements and roofline-sized replays (docs/BENCHMARKS.md, fourth session); results without
 # the key are of earlier protocols. 2026-12-02: each placement's calls from a host thread of its
-# own (its own cuBLAS workspace), fp8's native output placed with the operands.
-PROTOCOL = "2026-12-02"
+# own (its own cuBLAS workspace), fp8's native output placed with the operands. 2026-12-02b: the
+# issuers and their workspaces created when the measuring process starts (benchmarks.measure.
+# prepare_process), so that no cell's history moves where they lie.
+PROTOCOL = "2026-12-02b"
 
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3

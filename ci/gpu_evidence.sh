@@ -129,7 +129,7 @@ if [ "${RECHECK:-0}" = 1 ] && [ -n "$files" ]; then
   fi
 fi
 if [ -n "${PACK:-}" ]; then
-  (cd "$out" && find . -maxdepth 1 -type f \( -name '*.json' -o -name '*.txt' -o -name '*.log' -o -name '*.tgz' \) \
+  (cd "$out" && find . -maxdepth 1 -type f \( -name '*.json' -o -name '*.txt' -o -name '*.log' -o -name '*.tgz' -o -name '*.md' \) \
     ! -name "$(basename "$PACK")" -print0 | tar czf "$PACK" --null -T -) && echo "packed: $PACK"
 fi
 exit "$status"

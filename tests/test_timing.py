@@ -203,10 +203,10 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith("+cooldown=0+placement-threads=0")
     monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
     assert protocol_id().endswith("+placement-threads=0+workspaces=32")
-    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "0")
-    assert protocol_id().endswith("+workspaces=32")
     monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "1")
-    assert protocol_id().endswith("+workspaces=32+early-workspaces")
+    assert protocol_id().endswith("+workspaces=32")
+    monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "0")
+    assert protocol_id().endswith("+workspaces=32+early-workspaces=0")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -214,7 +214,7 @@ def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkey
     from benchmarks.timing import _Issuer
 
     monkeypatch.delenv("GEMMWATCH_EARLY_WORKSPACES", raising=False)
-    assert early_workspaces() is False, "the default: at the first placed cell, as every recorded result"
+    assert early_workspaces() is True, "the default since protocol 2026-12-02b: when the process starts"
     for bad in ("yes", "2", ""):
         monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", bad)
         with pytest.raises(ValueError, match=f"GEMMWATCH_EARLY_WORKSPACES must be '0' or '1', got {bad!r}"):
