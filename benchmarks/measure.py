@@ -42,6 +42,15 @@ def cell_order() -> str:
 
 def launched_kernels(fn) -> list[str]:
     """Names of the GPU kernels one call of `fn` launches, in order (torch's profiler)."""
+    return [launch["name"] for launch in kernel_launches(fn)]
+
+
+def kernel_launches(fn) -> list[dict]:
+    """The GPU kernels one call of `fn` launches, in order, each with its launch geometry where the
+    profiler gives it: {"name", "grid", "block", "registers", "shared_memory"}. The same kernel name
+    can be launched over another grid (a split-K library kernel's split count is not in its name)."""
+    import tempfile
+
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -51,7 +60,37 @@ def launched_kernels(fn) -> list[str]:
         fn()
         torch.cuda.synchronize()
     events = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
-    return [e.name for e in sorted(events, key=lambda e: e.time_range.start)]
+    names = [e.name for e in sorted(events, key=lambda e: e.time_range.start)]
+    try:  # the chrome trace carries the geometry in every torch version that has the profiler
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "trace.json")
+            prof.export_chrome_trace(path)
+            with open(path) as f:
+                launches = launches_from_trace(json.load(f))
+    except (OSError, ValueError, RuntimeError):
+        launches = []
+    if [launch["name"] for launch in launches] != names:
+        return [{"name": name} for name in names]  # the trace does not match the events: names only
+    return launches
+
+
+def launches_from_trace(trace: dict) -> list[dict]:
+    """The kernel events of a chrome trace (torch.profiler's export) in start order, as
+    `kernel_launches` records them."""
+    events = trace.get("traceEvents", []) if isinstance(trace, dict) else []
+    kernels = sorted(
+        (e for e in events if isinstance(e, dict) and e.get("cat") == "kernel"), key=lambda e: e.get("ts", 0)
+    )
+    out = []
+    for event in kernels:
+        args = event.get("args") or {}
+        launch = {"name": event.get("name", "")}
+        for key, name in (("grid", "grid"), ("block", "block"), ("registers per thread", "registers"),
+                          ("shared memory", "shared_memory")):  # fmt: skip
+            if key in args:
+                launch[name] = args[key]
+        out.append(launch)
+    return out
 
 
 def injected_slowdowns() -> dict[str, float]:
@@ -435,8 +474,10 @@ class CellResult:
     state_before: dict | None = None
     state_after: dict | None = None
     # The GPU kernels one native call launched (GEMMWATCH_NATIVE_KERNELS=1, diagnostic runs): a
-    # native time that moves between processes can be matched to a different library choice.
+    # native time that moves between processes can be matched to a different library choice; and
+    # their launch geometry (`kernel_launches`), which can differ under one kernel name.
     native_kernels: list[str] | None = None
+    native_launches: list[dict] | None = None
 
     @property
     def failed(self) -> bool:
@@ -532,7 +573,8 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
         result.state_after = device_state() or None
         if os.environ.get(ENV_NATIVE_KERNELS) == "1" and device == "cuda" and not result.native_note:
             # after the rounds (no profiler in them), as the rounds issued it (timing.as_timed)
-            result.native_kernels = launched_kernels(as_timed(sides[1], plan["threads"]))
+            result.native_launches = kernel_launches(as_timed(sides[1], plan["threads"]))
+            result.native_kernels = [launch["name"] for launch in result.native_launches]
     except Exception as err:  # noqa: BLE001 - a failing cell is recorded and the run goes on
         result.error = f"{type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}"
         return result

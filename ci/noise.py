@@ -186,11 +186,23 @@ def clock_states(result: ResultFile) -> dict[str, dict]:
     }
 
 
+def _geometry(launches) -> str:
+    """One run's native launches as "grid x block" per kernel ("" when not recorded)."""
+    if not launches or not all("grid" in launch for launch in launches):
+        return ""
+
+    def fmt(dims) -> str:
+        return "x".join(map(str, dims)) if isinstance(dims, list) else str(dims)
+
+    return ", ".join(f"[{fmt(launch['grid'])}]x[{fmt(launch.get('block', '?'))}]" for launch in launches)
+
+
 def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
     """For the noisy cells: whether each run launched the same Triton config and the same native
-    kernels (GEMMWATCH_NATIVE_KERNELS=1 runs record those); a choice that differs explains the noise."""
+    kernels over the same grids (GEMMWATCH_NATIVE_KERNELS=1 runs record those); a choice that differs
+    explains the noise."""
     per_run = [context_cells(run) for run in runs]
-    lines, same_native, recorded = [], 0, 0
+    lines, same_native, recorded, geometry_recorded = [], 0, 0, 0
     for cell in cells:
         entries = [ctx.get(cell, {}) for ctx in per_run]
         configs = [e.get("config") for e in entries]
@@ -207,14 +219,19 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
         kernels = [tuple(e["native_kernels"]) for e in entries if e.get("native_kernels") is not None]
         if len(kernels) == len(entries):
             recorded += 1
+            geometries = [_geometry(e.get("native_launches")) for e in entries]
             if len(set(kernels)) > 1:
                 lines.append(f"  {cell:<40} native kernels differ: " + " | ".join(", ".join(k) for k in kernels))
+            elif all(geometries) and len(set(geometries)) > 1:
+                lines.append(f"  {cell:<40} native launch geometry differs (same kernels): " + " | ".join(geometries))
             else:
                 same_native += 1
+                geometry_recorded += all(geometries)
     head = ["", "Kernel choices and timing protocol of each noisy cell across the runs:"]
     tail = [
         f"  native kernels recorded in every run for {recorded} of {len(cells)} noisy cells"
         + (f"; the same in all runs for {same_native}" if recorded else " (GEMMWATCH_NATIVE_KERNELS=1 records them)")
+        + (f", with the same launch geometry for {geometry_recorded}" if geometry_recorded else "")
     ]
     same = "  the same Triton config, timing method and about the same calls per replay in every run where recorded"
     return "\n".join(head + (lines or [same]) + tail)

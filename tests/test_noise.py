@@ -13,7 +13,7 @@ from asv_fixtures import write_results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None):
+def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None):
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
@@ -33,6 +33,10 @@ def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=N
             cell_states["fp16 16x4096x4096"].update(config=choice[0], native_kernels=choice[1])
             if len(choice) > 2:
                 cell_states["fp16 16x4096x4096"].update(method=choice[2], inner=choice[3])
+            if launches is not None:  # (grid, block) per native kernel
+                cell_states["fp16 16x4096x4096"]["native_launches"] = [
+                    {"name": name, "grid": grid, "block": block} for name, (grid, block) in zip(choice[1], launches)
+                ]
         (context / "Matmul.json").write_text(json.dumps({"suite": "Matmul", "cells": cell_states}))
     return result
 
@@ -92,6 +96,27 @@ def test_a_noisy_cell_whose_runs_chose_different_kernels_is_told(tmp_path):
         "--clocks",
     )
     assert "native kernels recorded in every run for 0 of 1 noisy cells (GEMMWATCH_NATIVE_KERNELS=1" in proc.stdout
+
+
+def test_a_noisy_cell_whose_native_kernels_ran_over_another_grid_is_told(tmp_path):
+    clocks = (1980, 1980, 400.0, [])
+    choice = ("BM16-BN64-BK64-w4-s4-g8", ["nvjet_splitK_NNT", "splitKreduce_kernel"])
+    four = [([36, 1, 4], [384, 1, 1]), ([72, 1, 1], [128, 1, 1])]
+    a = _run(tmp_path, "a", "abababab77", 0.95, 1.00, clocks, choice, launches=four)
+    b = _run(tmp_path, "b", "abababab77", 0.95, 1.04, clocks, choice,
+             launches=[([36, 1, 2], [384, 1, 1]), ([72, 1, 1], [128, 1, 1])])  # fmt: skip
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0, proc.stderr
+    assert ("native launch geometry differs (same kernels): [36x1x4]x[384x1x1], [72x1x1]x[128x1x1] | "
+            "[36x1x2]x[384x1x1], [72x1x1]x[128x1x1]") in proc.stdout  # fmt: skip
+    assert "native kernels differ" not in proc.stdout and "the same in all runs for 0" in proc.stdout
+    c = _run(tmp_path, "c", "abababab77", 0.95, 1.04, clocks, choice, launches=four)
+    proc = noise(a, c, "--clocks")
+    assert "the same in all runs for 1, with the same launch geometry for 1" in proc.stdout
+    # A run that recorded names only (an older result) is compared by names.
+    d = _run(tmp_path, "d", "abababab77", 0.95, 1.04, clocks, choice)
+    proc = noise(a, d, "--clocks")
+    assert "the same in all runs for 1" in proc.stdout and "launch geometry" not in proc.stdout
 
 
 def test_a_noisy_cell_timed_with_another_method_or_replay_length_is_told(tmp_path):

@@ -415,6 +415,27 @@ def test_an_injected_slowdown_is_what_its_calibration_says(gpu_to_itself):
             assert expected >= asked
 
 
+def test_kernel_launches_are_read_from_the_profilers_trace_in_start_order():
+    from benchmarks.measure import launches_from_trace
+
+    trace = {"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1.0},
+        {"ph": "X", "cat": "kernel", "name": "splitKreduce_kernel", "ts": 9.5,
+         "args": {"grid": [72, 1, 1], "block": [128, 1, 1], "registers per thread": 32, "shared memory": 0}},
+        {"ph": "X", "cat": "kernel", "name": "nvjet_sm90_splitK_NNT", "ts": 3.0,
+         "args": {"grid": [36, 1, 4], "block": [384, 1, 1], "registers per thread": 168, "shared memory": 213000}},
+        {"ph": "X", "cat": "kernel", "name": "no_args_kernel", "ts": 12.0},
+        {"ph": "M", "name": "process_name"},
+    ]}  # fmt: skip
+    assert launches_from_trace(trace) == [
+        {"name": "nvjet_sm90_splitK_NNT", "grid": [36, 1, 4], "block": [384, 1, 1], "registers": 168,
+         "shared_memory": 213000},
+        {"name": "splitKreduce_kernel", "grid": [72, 1, 1], "block": [128, 1, 1], "registers": 32, "shared_memory": 0},
+        {"name": "no_args_kernel"},
+    ]  # fmt: skip
+    assert launches_from_trace({}) == [] and launches_from_trace([]) == []
+
+
 @pytest.mark.gpu
 def test_the_native_kernels_of_a_cell_are_recorded_on_request(monkeypatch):
     cell = Cell("fp16", 16, 4096, 4096)
@@ -423,6 +444,9 @@ def test_the_native_kernels_of_a_cell_are_recorded_on_request(monkeypatch):
     result = measure_cell(cell, rounds=3, device="cuda", spec=detect())
     assert not result.failed and result.native_kernels, result
     assert all(isinstance(name, str) and name for name in result.native_kernels)
+    # with the launch geometry of each (the profiler's trace), in the same order
+    assert [launch["name"] for launch in result.native_launches] == result.native_kernels
+    assert all(len(launch["grid"]) == 3 and min(launch["grid"]) >= 1 for launch in result.native_launches), result
 
 
 @pytest.mark.gpu
