@@ -6,7 +6,8 @@ store did not compile. This probe builds a ladder of persistent GEMMs with `warp
 their unflattened tile loop, from the smallest (row-major tile order, pointer-store epilogue, one
 accumulator) towards what the project's kernel does (grouped tile order, a second loop-carried
 accumulator as late promotion keeps, a descriptor store, fp8 with K-major B), and runs each in a
-process of its own under a timeout, so a hung kernel costs its timeout and not the session:
+process of its own under a timeout, so a hung kernel costs its timeout and not the session (a cut
+one says the last stage it reached: compiled, launched, first call finished):
 
     python3 -m ci.ws_probe --timeout 20             # on a GPU: finished / hung / failed, error, us, TFLOP/s
     python3 -m ci.ws_probe --offline 90             # without one: compiled for sm_90, partitioned or not
@@ -58,7 +59,11 @@ class Variant:
 
 
 # The ladder: the minimal form first, then one ingredient of kernels.matmul's tma_ws at a time, then
-# all of them; each for fp16 and fp8; an unspecialized control of the first.
+# all of them; each for fp16 and fp8; an unspecialized control of the first. On the H200 with Triton
+# 3.6.0 every specialized rung of the first eleven hung (docs/BENCHMARKS.md, 2026-12-02, third
+# session); the launch shapes after them (2 or 4 stages, 64-row tiles: one consumer warpgroup, the
+# form Triton 3.9 still partitions for sm_90) vary what the partitioner is given rather than what
+# the kernel does. (8 warps are not partitioned at all: a control, not a rung.)
 LADDER = [
     Variant(warp_specialize=False),
     Variant(),
@@ -67,9 +72,15 @@ LADDER = [
     Variant(desc_store=True),
     Variant(block_n=256),
     Variant(grouped=True, extra_acc=True, desc_store=True, block_n=256),
+    Variant(dtype="fp8", block_k=128, warp_specialize=False),
     Variant(dtype="fp8", block_k=128),
     Variant(dtype="fp8", block_k=128, grouped=True, extra_acc=True),
     Variant(dtype="fp8", block_k=128, block_n=256),
+    Variant(stages=2),
+    Variant(stages=4),
+    Variant(block_m=64),
+    Variant(block_m=64, grouped=True, extra_acc=True),
+    Variant(dtype="fp8", block_k=128, block_m=64),
     Variant(project=True),
     Variant(dtype="fp8", block_k=128, project=True),
 ]
@@ -191,14 +202,32 @@ def _partitioned(compiled, v: Variant) -> bool:
     return compiled.asm["ptx"].count("setmaxnreg") > 0 and compiled.metadata.num_warps > v.warps
 
 
+# What a child process has got through, printed as it goes, so that a variant cut by the timeout
+# says where it stopped: still compiling, or launched and never finished.
+STAGES = {
+    "compiled": "compiled, never launched (cut while compiling or loading)",
+    "launched": "its first call never finished",
+    "finished": "its first call finished, the timing never did",
+}
+
+
+def _stage(name: str) -> None:
+    print(f"stage: {name}", flush=True)
+
+
 def run_one(v: Variant, size: int = 4096) -> dict:
     """Compile, run, check and time one variant on this GPU (call it in a process of its own)."""
     import torch
 
     a, b, c = _operands(v, size, "cuda")
     programs = torch.cuda.get_device_properties(0).multi_processor_count
+    if not v.project:
+        _launch(v, a, b, c, programs, compile_only=True)  # the compile alone, before any launch
+        _stage("compiled")
     compiled = _launch(v, a, b, c, programs)
+    _stage("launched")
     torch.cuda.synchronize()
+    _stage("finished")
     ref = a.float() @ (b.float().t() if v.dtype == "fp8" else b.float())
     error = ((c.float() - ref).norm() / ref.norm()).item()
     from benchmarks.timing import measure
@@ -207,6 +236,17 @@ def run_one(v: Variant, size: int = 4096) -> dict:
     partitioned = None if compiled is None else _partitioned(compiled, v)  # (the project's: not returned)
     return {"outcome": "finished", "partitioned": partitioned, "rel_error": error, "us": us,
             "tflops": 2 * size**3 / us / 1e6}  # fmt: skip
+
+
+def cut_outcome(partial_stdout, timeout: float) -> dict:
+    """A variant's row when its process was cut at the timeout: the last stage it reported."""
+    if isinstance(partial_stdout, bytes):
+        partial_stdout = partial_stdout.decode(errors="replace")
+    stages = [
+        line.split(":", 1)[1].strip() for line in (partial_stdout or "").splitlines() if line.startswith("stage:")
+    ]
+    where = STAGES.get(stages[-1]) if stages else "nothing reported (cut while starting or compiling)"
+    return {"outcome": f"hung (cut at {timeout:g} s)", "stage": stages[-1] if stages else None, "error": where}
 
 
 def compile_offline(v: Variant, capability: int) -> dict:
@@ -262,10 +302,10 @@ def main(argv=None) -> int:
             cmd = [sys.executable, "-m", "ci.ws_probe", "--one", json.dumps(asdict(v))]
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            except subprocess.TimeoutExpired:
-                result = {"outcome": f"hung (cut at {args.timeout:g} s)"}
+            except subprocess.TimeoutExpired as cut:
+                result = cut_outcome(cut.stdout, args.timeout)
             else:
-                lines = proc.stdout.strip().splitlines()
+                lines = [line for line in proc.stdout.strip().splitlines() if not line.startswith("stage:")]
                 if proc.returncode == 0 and lines:
                     result = json.loads(lines[-1])
                 else:

@@ -43,8 +43,15 @@ def test_offline_it_compiles_every_rung_for_hopper_and_says_which_are_partitione
         assert specialized["fp16 BM128-BN128-BK64-w4-s3"]["partitioned"] is True
         assert specialized["fp16 BM128-BN128-BK64-w4-s3 desc_store"]["outcome"] == "compile error"
         assert specialized["fp16 kernels.matmul BM128-BN128-BK64-w4-s3 tma_ws"]["partitioned"] is True
-    else:  # newer ones refuse the Hopper form outright (as tests/test_resources.py records)
-        assert all(r["outcome"] in ("compiled", "compile error") for r in specialized.values())
+    else:  # newer ones refuse the two-consumer Hopper form (as tests/test_resources.py records)
+        assert specialized["fp16 BM128-BN128-BK64-w4-s3"]["outcome"] == "compile error"
+    # A 64-row tile (one consumer warpgroup) is partitioned by both.
+    for name in (
+        "fp16 BM64-BN128-BK64-w4-s3",
+        "fp16 BM64-BN128-BK64-w4-s3 grouped extra_acc",
+        "fp8 BM64-BN128-BK128-w4-s3",
+    ):
+        assert specialized[name]["outcome"] == "compiled" and specialized[name]["partitioned"] is True, name
 
 
 def test_without_a_gpu_it_refuses_to_run_and_says_what_works_here():
@@ -52,3 +59,22 @@ def test_without_a_gpu_it_refuses_to_run_and_says_what_works_here():
     assert proc.returncode == 2 and "--offline CAPABILITY" in proc.stderr
     proc = probe("--timeout", "0")
     assert proc.returncode == 2 and "--timeout must be a positive number of seconds, got 0" in proc.stderr
+
+
+def test_a_rung_cut_by_its_timeout_says_the_last_stage_it_reached():
+    # A child that reports two stages and then never finishes, as a hung kernel's process does:
+    # the output it printed before the cut is what the row reports.
+    child = "import time; print('stage: compiled', flush=True); print('stage: launched', flush=True); time.sleep(60)"
+    try:
+        subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=3)
+    except subprocess.TimeoutExpired as cut:
+        row = ws_probe.cut_outcome(cut.stdout, 3)
+    else:
+        raise AssertionError("the child was not cut")
+    assert row == {"outcome": "hung (cut at 3 s)", "stage": "launched", "error": "its first call never finished"}
+    assert ws_probe.cut_outcome(b"stage: compiled\n", 3)["error"].startswith("compiled, never launched")
+    assert ws_probe.cut_outcome(None, 3) == {"outcome": "hung (cut at 3 s)", "stage": None,
+                                             "error": "nothing reported (cut while starting or compiling)"}  # fmt: skip
+    assert ws_probe._row(ws_probe.LADDER[1], row) == (
+        "fp16 BM128-BN128-BK64-w4-s3 | hung (cut at 3 s) | its first call never finished"
+    )
