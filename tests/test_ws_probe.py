@@ -45,7 +45,7 @@ def test_offline_it_compiles_every_rung_for_hopper_and_says_which_are_partitione
         assert specialized["fp16 kernels.matmul BM128-BN128-BK64-w4-s3 tma_ws"]["partitioned"] is True
     else:  # newer ones refuse the two-consumer Hopper form (as tests/test_resources.py records)
         assert specialized["fp16 BM128-BN128-BK64-w4-s3"]["outcome"] == "compile error"
-    # A 64-row tile (one consumer warpgroup) is partitioned by both.
+    # A 64-row tile is partitioned by both (12 warps, as the 128-row ones with 3.6).
     for name in (
         "fp16 BM64-BN128-BK64-w4-s3",
         "fp16 BM64-BN128-BK64-w4-s3 grouped extra_acc",
