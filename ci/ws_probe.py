@@ -60,10 +60,10 @@ class Variant:
 
 # The ladder: the minimal form first, then one ingredient of kernels.matmul's tma_ws at a time, then
 # all of them; each for fp16 and fp8; an unspecialized control of the first. On the H200 with Triton
-# 3.6.0 every specialized rung of the first eleven hung (docs/BENCHMARKS.md, 2026-12-02, third
-# session); the launch shapes after them (2 or 4 stages, 64-row tiles, the form
-# Triton 3.9 still partitions for sm_90, also 12 warps) vary what the partitioner is given rather than what
-# the kernel does. (8 warps are not partitioned at all: a control, not a rung.)
+# 3.6.0 every specialized rung up to fp8 BM128-BN128 that compiled hung (docs/BENCHMARKS.md,
+# 2026-12-02, third session); the launch shapes after them (2 or 4 stages, 64-row tiles, the form
+# Triton 3.9 still partitions for sm_90, also 12 warps) vary what the partitioner is given rather
+# than what the kernel does. (8 warps are not partitioned at all: a control, not a rung.)
 LADDER = [
     Variant(warp_specialize=False),
     Variant(),
