@@ -55,6 +55,10 @@ def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
     assert table["16x4096x4096"].split()[2] == "2.77%"  # CV of 1.00 and 1.04
     assert table["4096x4096x4096"].split()[2] == "0.00%"
     assert "2 cells over 2 runs" in proc.stdout and "1 cells above the 0.5% goal" in proc.stdout
+    assert (
+        "goal (ratio or Triton time): 0 by their Triton time, 1 by the ratio alone (the native time moved)"
+        in proc.stdout
+    )
     clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
     assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in clocks
 
@@ -173,3 +177,21 @@ def test_a_value_stands_apart_only_when_the_others_agree():
     assert apart([1.0, 1.01, 1.02], 0.005) is None  # the spread is shared
     assert apart([1.0, 1.02], 0.005) is None  # two values: either could be the odd one
     assert apart([1.0, 1.004, 1.002], 0.005) is None  # nothing beyond twice the goal
+
+
+def test_the_summary_tells_cells_over_by_their_triton_time_from_those_over_by_the_ratio_alone(tmp_path):
+    files = []
+    for i, (triton, ratio) in enumerate([(1.00e-3, 1.00), (1.03e-3, 1.04)]):
+        cells = {
+            ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [ratio] * 10, "triton": [triton] * 10},  # both moved
+            ("Matmul", "16x4096x4096", "fp16"): {"ratio": [ratio] * 10, "triton": [2e-5] * 10},  # native moved
+            ("Matmul", "1x4096x4096", "fp16"): {"ratio": [0.9] * 10, "triton": [1e-5] * 10},  # quiet
+        }
+        files.append(write_results(tmp_path / f"r{i}" / "h200" / "cccccccc99-existing-py.json", "cccccccc99", cells,
+                                   machine={"machine": "h200", "triton": "3.6.0"}))  # fmt: skip
+    proc = noise(*files)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "3 cells over 2 runs; worst CV 2.77%; 2 cells above the 0.5% goal (ratio or Triton time): "
+        "1 by their Triton time, 1 by the ratio alone (the native time moved)"
+    ) in proc.stdout
