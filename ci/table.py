@@ -48,6 +48,23 @@ def _geomean(values: list[float]) -> float | None:
     return math.exp(statistics.fmean(math.log(v) for v in values)) if values else None
 
 
+def _speedups(rows: dict[str, dict]) -> dict[str, list[float]]:
+    """Speedups per dtype, and over the goal's dtypes together."""
+    groups: dict[str, list[float]] = {}
+    for cell, row in rows.items():
+        if row["speedup"]:
+            groups.setdefault(cell.split()[0], []).append(row["speedup"])
+    groups[" + ".join(GOAL_DTYPES)] = [s for d in GOAL_DTYPES for s in groups.get(d, [])]
+    return groups
+
+
+def _summary(values: list[float]) -> list[str]:
+    """Cells, cells >= 1.00x and geomean of a group's speedups ("-" for an empty group)."""
+    if not values:
+        return ["0", "-", "-"]
+    return [str(len(values)), str(sum(v >= 1.0 for v in values)), f"{_geomean(values):.3f}x"]
+
+
 def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str:
     def num(value, fmt):
         return format(value, fmt) if value is not None else "n/a"
@@ -68,16 +85,18 @@ def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str
             ]
         cols += [num(_tflops(cell, row["triton_s"]), ".1f"), speed]
         lines.append("| " + " | ".join(cols) + " |")
-    lines += ["", "| dtype | cells with a native baseline | >= 1.00x | geomean speedup |", "|---|---|---|---|"]
-    groups: dict[str, list[float]] = {}
-    for cell, row in after.items():
-        if row["speedup"]:
-            groups.setdefault(cell.split()[0], []).append(row["speedup"])
-    goal = [s for d in GOAL_DTYPES for s in groups.get(d, [])]
-    for name, values in [*sorted(groups.items()), (" + ".join(GOAL_DTYPES), goal)]:
-        if values:
-            wins = sum(v >= 1.0 for v in values)
-            lines.append(f"| {name} | {len(values)} | {wins} | {_geomean(values):.3f}x |")
+    summary = ["dtype", "cells with a native baseline", ">= 1.00x", "geomean speedup"]
+    if before is not None:
+        summary += ["before: cells", "before: >= 1.00x", "before: geomean"]
+    lines += ["", "| " + " | ".join(summary) + " |", "|" + "---|" * len(summary)]
+    now, then = _speedups(after), _speedups(before or {})
+    goal = " + ".join(GOAL_DTYPES)
+    for name in [*sorted(k for k in now if k != goal), goal]:
+        if now.get(name):
+            cols = [name, *_summary(now[name])]
+            if before is not None:
+                cols += _summary(then.get(name, []))
+            lines.append("| " + " | ".join(cols) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -33,7 +33,10 @@ def test_speedup_is_the_inverse_ratio_and_tflops_come_from_the_shape(tmp_path):
     # 2 * 1024^3 flop in 1 ms = 2.147 TFLOP/s (after), 1.074 before; speedup 0.500 -> 1.250x.
     assert row == "| fp16 1024x1024x1024 | n/a | 1.1 | 0.500 | 2.1 | 1.250x |"
     assert "| fp32-ieee 4096x4096x4096 | n/a | 45.8 | n/a | 45.8 | n/a |" in text
-    assert "| fp16 + bf16 + fp8_e4m3 | 2 | 1 | 1.066x |" in text  # geomean of 1.25 and ~0.909; one >= 1.00
+    # geomean of 1.25 and ~0.909, one >= 1.00; before: of 0.5 and ~0.909, none
+    assert "| fp16 + bf16 + fp8_e4m3 | 2 | 1 | 1.066x | 2 | 0 | 0.674x |" in text
+    assert text.count("| fp16 + bf16 + fp8_e4m3 |") == 1
+    assert "| dtype | cells with a native baseline | >= 1.00x | geomean speedup |\n" in render(after)  # no before
 
 
 def test_table_of_the_recorded_h200_runs(tmp_path):
