@@ -40,11 +40,6 @@ def cell_order() -> str:
     return raw
 
 
-def launched_kernels(fn) -> list[str]:
-    """Names of the GPU kernels one call of `fn` launches, in order (torch's profiler)."""
-    return [launch["name"] for launch in kernel_launches(fn)]
-
-
 def kernel_launches(fn) -> list[dict]:
     """The GPU kernels one call of `fn` launches, in order, each with its launch geometry where the
     profiler gives it: {"name", "grid", "block", "registers", "shared_memory"}. The same kernel name
