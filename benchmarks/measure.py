@@ -254,7 +254,8 @@ def placement_threads() -> bool:
 # On the H200 the split-K cuBLAS decode cells' native time followed where the process had put the
 # issuers' workspaces (6% between a short run and an injected one whose allocation history
 # differed, 1-2% between whole-matrix runs at K = 18944; docs/BENCHMARKS.md): more workspaces
-# spread a replay's calls over more of those places, as the copies do for the operands.
+# spread a replay's calls over more of those places, as the copies do for the operands. Measured
+# on the H200 (32, 2026-12-02 third session): the split-K cells' native spread widened, so unset.
 ENV_WORKSPACES = "GEMMWATCH_WORKSPACES"
 
 

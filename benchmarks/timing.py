@@ -55,13 +55,14 @@ placement's calls are also issued from a host thread of its own (`_Issuer`: torc
 thread its own cuBLAS handle, hence its own workspace on the same stream), and the library's output
 is placed with the operands (an output allocated inside the graph is one block for every call of a
 replay); captured in thread-local mode, on one stream kept for them, so a process holds PLACEMENTS
-workspaces for them, not one per pooled stream. Where those workspaces lie still moves the cells
-whose cuBLAS kernels split K: the issuers' workspaces are allocated at a process's first placed
-cell, and on the H200 the N = 3584-4096 decode cells' native time was 6% longer in a run whose
-allocation history before that cell differed (an injected run) than in whole-matrix and short runs,
-and the K = 18944 ones moved 1-2% between whole-matrix runs (docs/BENCHMARKS.md). `workspaces` > the
-copies spreads a replay's calls over more of them (GEMMWATCH_WORKSPACES, an evidence knob until
-measured); `threads=False`, GEMMWATCH_PLACEMENT_THREADS=0, measures as before 2026-12-02.
+workspaces for them, not one per pooled stream. Where those workspaces lie moves the cells whose
+cuBLAS kernels split K: allocated at a process's first placed cell, the N = 3584-4096 decode cells'
+native time on the H200 was 6% longer in a run whose allocation history before that cell differed
+(an injected run) than in whole-matrix and short runs; so `prepare_issuers` creates them when the
+measuring process starts (benchmarks.measure.prepare_process; 0.3% then). `workspaces` > the copies
+spreads a replay's calls over more of them (GEMMWATCH_WORKSPACES, an evidence knob: on the H200 it
+widened the split-K cells' spread); `threads=False`, GEMMWATCH_PLACEMENT_THREADS=0, measures as
+before 2026-12-02 (docs/BENCHMARKS.md).
 
 Per-process state a call reads and writes besides its operands, at one place for a whole
 process, can give each process its own offset: the split-K partial sums allocated in the graph
