@@ -299,11 +299,17 @@ def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig
 
 def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]) -> GemmConfig:
     """`config`, or its tile variant when these operands cannot take it (the bucket's
-    choice was made for aligned operands; this call's are not)."""
+    choice was made for aligned operands; this call's are not). A gluon_ws config falls back
+    to the persistent TMA kernel with its tile first (a fused epilogue shares its GEMM's bucket,
+    and the Gluon kernel has none)."""
     import dataclasses
 
     if not ineligible(config):
         return config
+    if config.uses_gluon:
+        tma = dataclasses.replace(config, variant="tma")
+        if not ineligible(tma):
+            return tma
     fallback = dataclasses.replace(config, variant="tile", split_k=1)
     return fallback if not ineligible(fallback) else dataclasses.replace(fallback, late_promotion=False)
 

@@ -758,8 +758,25 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         )  # fmt: skip
         return programs, args, meta
 
+    def gluon_call(cfg: GemmConfig, a_, b_, compile_only: bool = False):
+        """The gluon_ws kernel on these operands (kernels/gluon_hopper.py)."""
+        from kernels import gluon_hopper
+
+        scale_a, scale_b = scales if scales is not None else (None, None)
+        return gluon_hopper.gemm(
+            a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
+            stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=fp8_precise,
+            programs=_sm_count(a.device), compile_only=compile_only,
+        )  # fmt: skip
+
     def launch(cfg: GemmConfig):
         a_, b_, k_ = operands(cfg)
+        if cfg.uses_gluon:
+            if OFFLINE_COMPILE:
+                compiled = gluon_call(cfg, a_, b_, compile_only=True)
+                OFFLINE_COMPILE[-1][1].append(compiled)
+                return compiled
+            return gluon_call(cfg, a_, b_)
         if cfg.uses_tma:
             programs, args, meta = tma_call(cfg, _descriptor, a_, b_, k_)
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
@@ -796,10 +813,31 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
         if cfg.swap_ab and a.element_size() > 2:
             return "swap-AB configs are for 16- and 8-bit operands (tf32's warpgroup MMA needs both K-major)"
+        if cfg.uses_gluon:
+            return gluon_ineligible(cfg)
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
         reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
         return "; ".join(reasons) or None
+
+    def gluon_ineligible(cfg: GemmConfig) -> str | None:
+        from kernels import gluon_hopper
+
+        if not _hopper_target():
+            return "gluon_ws configs are for Hopper (sm_90): warpgroup MMA"
+        if has_bias or activation is not None:
+            return "gluon_ws configs have no bias or activation epilogue"
+        if a.element_size() > 2:
+            return "gluon_ws configs are for 16- and 8-bit operands"
+        if fp8_precise and cfg.block_m * cfg.block_n > GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32:
+            return (
+                f"gluon_ws with fp8's precise accumulation keeps three accumulators: at most "
+                f"{GLUON_PROMOTE_MAX_ACC} values per thread, {cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
+            )
+        if scales is not None and not all(s.is_contiguous() for s in scales):
+            return "gluon_ws configs read contiguous scales"
+        a_, b_, _ = operands(cfg, copy=False)
+        return gluon_hopper.unsupported(a_, b_, c)
 
     def precompile(cfgs: list[GemmConfig]) -> None:
         # Tensors travel as their dtypes: compiling needs only types, alignment and the integers;
@@ -812,8 +850,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                 _, args, meta = tma_call(cfg, lambda t, block, _: ("descriptor", t.dtype, block), a_, b_, k_)
                 jobs.append(("tma", tuple(x.dtype if isinstance(x, torch.Tensor) else x for x in args), meta))
                 continue
-            if cfg.variant == "streamk":
-                continue  # (its own kernel: compiled at its first launch)
+            if cfg.variant == "streamk" or cfg.uses_gluon:
+                continue  # (their own kernels: compiled at their first launch)
             args = pointer_args(cfg, a_, b_, k_)
             if all(x.data_ptr() % 16 == 0 for x in args if isinstance(x, torch.Tensor)):
                 # (otherwise a compile for 16-byte-aligned pointers would not be the one launched)
@@ -867,6 +905,11 @@ def _divisor(x: int) -> int:
     """The largest power of two <= 16 that divides `x` (a size or stride; 0 counts as 16)."""
     return math.gcd(x, 16)
 
+
+# gluon_ws with fp8's precise accumulation: the accumulator, the step's partial sum in flight and
+# the previous one's make three sets of registers; 64 values per thread each (192 registers of the
+# 240 an MMA warp gets) compile without spills for sm_90 (tests/test_gluon.py).
+GLUON_PROMOTE_MAX_ACC = 64
 
 # Tile of the split-K reduction pass: 64 x 64 fp32 partial sums per program.
 _REDUCE_BLOCK = (64, 64)

@@ -24,6 +24,10 @@ Rules (the first seed's, made concrete):
   (the TMA kernel storing C through a descriptor too) where the output tile
   also fits in shared memory. Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
+- "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
+  Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
+  where Gluon's Hopper module is installed: 128 x 128-256 tiles on 8 warps and 64-row ones on
+  4, the ring as deep as the shared memory holds beside the output tile (GLUON_STAGES).
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions.
@@ -49,7 +53,7 @@ STREAMK_WAVE_EFFICIENCY = 0.8
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
 LATE_PROMOTION_MAX_BLOCK_K = 128
 LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
-VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk")
+VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
@@ -149,6 +153,11 @@ class GemmConfig:
             )
 
     @property
+    def uses_gluon(self) -> bool:
+        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variant "gluon_ws")."""
+        return self.variant == "gluon_ws"
+
+    @property
     def uses_tma(self) -> bool:
         """The persistent TMA kernel runs this config (variants "tma", "tma_ws", "tma_store")."""
         return self.variant in ("tma", "tma_ws", "tma_store")
@@ -168,7 +177,7 @@ class GemmConfig:
         base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
-        if self.uses_tma:
+        if self.uses_tma or self.uses_gluon:
             base = f"{base}-{self.variant.replace('_', '-')}"
         elif self.variant == "splitk":
             base = f"{base}-sk{self.split_k}"
@@ -264,6 +273,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             if cfg.block_m <= SWAP_MAX_M and cfg.block_n >= SWAP_MIN_BLOCK_N
         ]
     configs += _variants(spec, configs, M, N, K, nbytes)
+    configs += _gluon_configs(spec, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks)
         configs += fma + _variants(spec, fma, M, N, K, nbytes)
@@ -272,20 +282,70 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         # vector loads nor TMA: offer each config also on aligned copies of the operands.
         configs += [dataclasses.replace(cfg, pad=True) for cfg in configs]
     if nbytes == 1:
+        # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)
         # fp8: each config also with late promotion (used where the accumulation is precise).
         configs += [
             dataclasses.replace(cfg, late_promotion=True)
             for cfg in configs
-            if not cfg.fma
+            if not (cfg.fma or cfg.uses_gluon)
             and cfg.block_k <= LATE_PROMOTION_MAX_BLOCK_K
             and cfg.block_m * cfg.block_n <= LATE_PROMOTION_MAX_ACC_PER_THREAD * math_warps(spec, cfg) * spec.warp_size
             # (Triton 3.6 fails to compile late promotion inside Hopper's warp-specialized loop)
             and not (cfg.variant == "tma_ws" and spec.arch == "sm_90")
         ]
     configs.sort(key=lambda c: _score(spec, c, M, N, K, nbytes), reverse=True)
-    usual = [c for c in configs if c.num_stages <= max(STAGES)]
-    deep = [c for c in configs if c.num_stages > max(STAGES)]
+    # (gluon_ws's stages are its ring's slots, GLUON_STAGES, not a deep software pipeline)
+    deep = [c for c in configs if c.num_stages > max(STAGES) and not c.uses_gluon]
+    usual = [c for c in configs if c.num_stages <= max(STAGES) or c.uses_gluon]
     return tuple(_interleave_tiles(usual) + _interleave_tiles(deep))
+
+
+# gluon_ws: its ring depths (a slot per K step in flight; 2 stages leave the loader no slack),
+# its tiles (rows, columns, warps): two warpgroups on 128 rows or one on 64 (a warpgroup MMA has
+# 64 rows), 128-256 columns (the 128 x 256 fp16 tile and the 128 x 128 ones took the H200's
+# 2048-8192 fp16 cells at 0.97-1.06x native: docs/BENCHMARKS.md, 2026-12-02 fourth session),
+# and the registers an MMA warp may hold for accumulators (of the 240 the loader's 24 leave it;
+# fp8 with precise accumulation needs three accumulators, so its launcher takes only the
+# configs with <= 64 values per thread).
+GLUON_STAGES = (3, 4, 5, 6)
+GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4))
+GLUON_MAX_ACC_PER_THREAD = 128
+
+
+@functools.cache
+def gluon_available() -> bool:
+    """Whether the installed Triton has Gluon's Hopper module (kernels/gluon_hopper.py's needs)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("triton.experimental.gluon.language.nvidia.hopper") is not None
+    except ImportError:  # no triton, or no triton.experimental
+        return False
+
+
+def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
+    """The gluon_ws configs of a problem: Hopper (warpgroup MMA, TMA), 16- and 8-bit operands,
+    more rows than a decode tile, C's rows 16-byte multiples (a `pad` config aligns A and B, not C);
+    the ring's stages and the output tile within the shared memory."""
+    if spec.arch != "sm_90" or not spec.tma or nbytes > 2 or M <= 64 or not gluon_available():
+        return []
+    if N % 8:
+        return []  # C's rows (16-bit) are not 16-byte multiples: no descriptor over C (its TMA store)
+    out = []
+    for bk in (64, 128) if nbytes == 2 else (128,):
+        k_iters = math.ceil(K / bk)
+        for bm, bn, warps in GLUON_TILES:
+            if bm > max(64, _next_pow2(M)) or bn > max(128, _next_pow2(N)):
+                continue
+            if bm * bn / (warps * spec.warp_size) > GLUON_MAX_ACC_PER_THREAD:
+                continue
+            c_tile = bm * bn * 2  # (the output is 16-bit: fp16/bf16, or fp8's bf16 by default)
+            for stages in GLUON_STAGES:
+                cfg = GemmConfig(bm, bn, bk, warps, stages, variant="gluon_ws")
+                # (never deeper than the K loop, as every config: the seed's rule)
+                if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
+                    out.append(cfg)
+    return out
 
 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:
@@ -468,7 +528,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
         # (the plain matrix configs first: a search that times only the first few keeps them)
         not (cfg.fma or cfg.swap_ab),
         round(wave_eff * useful * reuse_eff, 2),
-        cfg.uses_tma,  # asynchronous bulk copies free the warps for the math
+        cfg.uses_tma or cfg.uses_gluon,  # asynchronous bulk copies free the warps for the math
         outputs_per_thread >= 16,  # enough work per thread to hide latency
         cfg.block_k * nbytes >= 128,  # K steps of >= 128 bytes: wide loads, fewer loop iterations
         cfg.num_stages,

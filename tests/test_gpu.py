@@ -246,7 +246,7 @@ def test_the_best_ranked_config_of_every_variant_is_correct(cell):
         try:
             out = prep.triton(config=cfg)
         except ValueError as err:  # TMA on rows that are not 16-byte multiples: its pad version runs instead
-            if cfg.uses_tma and not cfg.pad and "cannot run this problem" in str(err):
+            if (cfg.uses_tma or cfg.uses_gluon) and not cfg.pad and "cannot run this problem" in str(err):
                 continue
             raise
         torch.cuda.synchronize()

@@ -23,6 +23,8 @@ from targets.configs import (
     DEEP_STAGES,
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
+    GLUON_STAGES,
+    GLUON_TILES,
     STAGES,
     SWAP_MAX_M,
     SWAP_MIN_BLOCK_N,
@@ -77,6 +79,13 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
             assert (
                 cfg.block_m * cfg.block_k * cfg.block_n <= FMA_MAX_PRODUCTS_PER_THREAD * cfg.num_warps * spec.warp_size
             )
+            continue
+        if cfg.uses_gluon:  # (the Gluon kernel: its ring, its tiles, the output tile beside the ring)
+            assert spec.arch == "sm_90" and nbytes <= 2 and M > 64, cfg
+            assert (cfg.block_m, cfg.block_n, cfg.num_warps) in GLUON_TILES and cfg.num_stages in GLUON_STAGES
+            c_tile = cfg.block_m * cfg.block_n * 2
+            assert cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes, cfg
+            assert cfg.num_stages <= math.ceil(K / cfg.block_k)
             continue
         assert cfg.smem_bytes(nbytes) <= spec.smem_per_block_bytes, f"{cfg} over {name}'s shared memory"
         assert cfg.block_m % tile_m == 0 and cfg.block_n % tile_n == 0
@@ -136,7 +145,7 @@ def test_gemm_config_validates_itself():
     assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk_serial", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sks8"
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
-    with pytest.raises(ValueError, match="variant must be one of tile, tma, .*, streamk, got 'streamk2'"):
+    with pytest.raises(ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, got 'streamk2'"):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk2")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk")
@@ -464,16 +473,16 @@ def test_memory_bound_problems_also_get_deep_pipelines_ranked_after_the_usual_on
     assert memory_bound(unknown, "fp16", 128, 4096, 4096) and not memory_bound(unknown, "fp16", 129, 4096, 4096)
     for dtype, shape in (("fp16", (128, 4096, 4096)), ("fp8_e4m3", (128, 8192, 8192)), ("bf16", (16, 4096, 4096))):
         space = candidate_configs(h200, dtype, *shape, limit=None)
-        deep = [c for c in space if c.num_stages in DEEP_STAGES]
-        assert deep and {c.num_stages for c in space} <= {*STAGES, *DEEP_STAGES}
+        deep = [c for c in space if c.num_stages in DEEP_STAGES and not c.uses_gluon]
+        assert deep and {c.num_stages for c in space if not c.uses_gluon} <= {*STAGES, *DEEP_STAGES}
         assert all(c.smem_bytes(dtype_bytes(dtype)) <= h200.smem_per_block_bytes for c in deep)
         assert space.index(deep[0]) == len(space) - len(deep), "after every usual stage count"
-        assert not any(c.num_stages in DEEP_STAGES for c in candidate_configs(h200, dtype, *shape))
+        assert not any(c.num_stages in DEEP_STAGES and not c.uses_gluon for c in candidate_configs(h200, dtype, *shape))
         # the refinement around a fast tile times its deeper pipelines too
         fast = next(c for c in space if c.num_stages == 4 and dataclasses.replace(c, num_stages=8) in deep)
         assert dataclasses.replace(fast, num_stages=8) in siblings([fast], space, groups=1)
     compute_bound = candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None)
-    assert {c.num_stages for c in compute_bound} <= set(STAGES)
+    assert {c.num_stages for c in compute_bound if not c.uses_gluon} <= set(STAGES)
     # 12 and 16 stages where they fit: the small decode tiles (cuBLAS's keep 12-16), not a 64x128 tile.
     decode = candidate_configs(h200, "fp8_e4m3", 1, 4096, 4096, limit=None)
     assert GemmConfig(16, 64, 128, 4, 16) in decode and GemmConfig(16, 32, 256, 4, 12) in decode
@@ -481,3 +490,35 @@ def test_memory_bound_problems_also_get_deep_pipelines_ranked_after_the_usual_on
     assert GemmConfig(64, 64, 64, 4, 12) in prefill and not any(
         c.num_stages >= 12 and c.block_m * c.block_n >= 64 * 128 and c.block_k >= 64 for c in prefill
     )
+
+
+def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_rows():
+    from targets.configs import gluon_available
+
+    if not gluon_available():
+        pytest.skip("this Triton has no Gluon Hopper module")
+    h200 = get("h200")
+    space = candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None)
+    gluon = [c for c in space if c.uses_gluon]
+    assert GemmConfig(128, 256, 64, 8, 3, variant="gluon_ws") in gluon  # (the tile measured on the H200)
+    assert GemmConfig(128, 128, 128, 8, 5, variant="gluon_ws") in candidate_configs(
+        h200, "fp8_e4m3", 4096, 4096, 4096, limit=None
+    )
+    assert str(GemmConfig(128, 256, 64, 8, 3, variant="gluon_ws")) == "BM128-BN256-BK64-w8-s3-g8-gluon-ws"
+    assert not any(c.late_promotion for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096, limit=None)
+                   if c.uses_gluon)  # fmt: skip
+    # 128 x 256 on 8 warps with 16-bit operands: 3 stages fit beside the output tile, 4 do not
+    assert GemmConfig(128, 256, 64, 8, 4, variant="gluon_ws") not in gluon
+    for dtype, shape, target in (("fp32", (4096,) * 3, "h200"), ("fp16", (64, 4096, 4096), "h200"),
+                                 ("fp16", (4096,) * 3, "a100-80gb"), ("fp16", (4096,) * 3, "b200")):  # fmt: skip
+        assert not any(c.uses_gluon for c in candidate_configs(get(target), dtype, *shape, limit=None)), (dtype, target)
+
+
+def test_no_gluon_config_for_an_output_whose_rows_no_descriptor_takes():
+    from targets.configs import gluon_available
+
+    if not gluon_available():
+        pytest.skip("this Triton has no Gluon Hopper module")
+    h200 = get("h200")
+    assert not any(c.uses_gluon for c in candidate_configs(h200, "fp16", 127, 4097, 1023, limit=None))
+    assert any(c.uses_gluon and c.pad for c in candidate_configs(h200, "fp16", 127, 4096, 1023, limit=None))

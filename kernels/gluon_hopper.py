@@ -1,0 +1,400 @@
+"""Hopper GEMM written in Gluon, Triton's lower-level language: `C = scale_a * scale_b * (A @ B)`.
+
+Why a second kernel: Triton 3.6's automatic warp specialization, which the `tma_ws` variant of
+kernels/matmul.py asks for, never finished on the H200 (docs/BENCHMARKS.md, 2026-12-01 and
+2026-12-02), and without it loads and MMAs share warps: the cuBLAS kernels the fp8 and the
+4096-row fp16/bf16 cells lose to are warp-specialized. Gluon states the partitions, the shared
+memory ring and its barriers itself, so nothing is left to the partitioner:
+
+- `_gemm_ws_kernel` ("gluon_ws"): persistent, one program per SM over output tiles in grouped
+  order. A one-warp loader partition streams A and B tiles into a `STAGES`-deep ring of shared
+  memory buffers by tensor-memory-accelerator copies (`ready` barriers say a slot is full, `empty`
+  ones that the MMAs have finished reading it); the default partition (4 or 8 warps, one or two
+  warpgroups on one output tile) issues asynchronous warpgroup MMAs, keeps one in flight, and runs
+  the epilogue. The loader runs ahead across tile boundaries, so the next tile's operands arrive
+  during this tile's epilogue, and the output leaves by an asynchronous TMA store that overlaps the
+  next tile's main loop.
+  (The same ring in one partition, each step refilling the slot the previous MMA has finished
+  with, measured 0.78-0.85x native on the H200's 2048-8192 fp16 cells where this kernel took
+  0.97-1.06x: docs/BENCHMARKS.md, 2026-12-02 fourth session.)
+
+fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
+promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
+added to the fp32 accumulator while they run: three accumulators live at once, which is why
+those configs keep 64 accumulator values per thread (128 x 128 tiles on 8 warps).
+
+The launcher takes A row-major, B row-major or column-major (fp8: column-major, the K-major
+layout its MMA needs), C row-major; all with 16-byte-aligned rows (what a descriptor needs).
+Edges are handled by the descriptors: loads zero-fill past them, stores clip.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+import triton
+
+try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import (
+        fence_async_shared,
+        mbarrier,
+        tma,
+        warpgroup_mma,
+        warpgroup_mma_wait,
+    )
+    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+except ImportError as err:  # pragma: no cover - depends on the installed Triton
+    GLUON_IMPORT_ERROR: str | None = f"{type(err).__name__}: {err}"
+else:
+    GLUON_IMPORT_ERROR = None
+
+# Scale modes, as kernels/matmul.py's: none, one scalar, one per row of A / column of B.
+SCALE_NONE, SCALE_TENSOR, SCALE_VECTOR = 0, 1, 2
+
+# Registers of the loader partition (one warp; allocation is by warpgroup). 24 is the least a
+# warpgroup can be given (setmaxnreg); the loader only computes tile coordinates.
+LOADER_REGS = 24
+
+# The register file every program may use (65536 32-bit registers per SM, one program per SM).
+_REGISTER_FILE = 65536
+
+
+def available() -> str | None:
+    """Why the Gluon kernels cannot be built with the installed Triton (None when they can)."""
+    return GLUON_IMPORT_ERROR
+
+
+if GLUON_IMPORT_ERROR is None:
+    _LOADER_REGS = gl.constexpr(LOADER_REGS)
+    # The TMA copies' names: async_load / async_store from Triton 3.7 on (the old ones raise there).
+    _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
+    _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
+
+    @gluon.constexpr_function
+    def _mma_layout(block_m, block_n, k_width_bits, num_warps):
+        """The warpgroup-MMA accumulator layout: warps stacked along M (a warpgroup's four warps
+        cover 64 rows), the widest instruction N (<= 256) that divides the tile's columns."""
+        warps_m = min(num_warps, max(block_m // 16, 4))
+        warps_n = num_warps // warps_m
+        instr_n = min(256, block_n // warps_n)
+        while block_n % (instr_n * warps_n):
+            instr_n -= 8
+        return gl.NVMMADistributedLayout(
+            version=[3, 0], warps_per_cta=[warps_m, warps_n], instr_shape=[16, instr_n, 256 // k_width_bits]
+        )
+
+    @gluon.jit
+    def _tile_coords(tile_id, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr):
+        """(row, column) offsets of output tile `tile_id` in grouped order: GROUP_M tile rows
+        are walked column by column, so consecutive programs share A's and B's tiles in L2."""
+        tiles_m = gl.cdiv(M, BLOCK_M)
+        tiles_n = gl.cdiv(N, BLOCK_N)
+        per_group = GROUP_M * tiles_n
+        group = tile_id // per_group
+        first_m = group * GROUP_M
+        rows = gl.minimum(tiles_m - first_m, GROUP_M)
+        pid_m = first_m + (tile_id % per_group) % rows
+        pid_n = (tile_id % per_group) // rows
+        return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+    @gluon.jit
+    def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr, pred=True):
+        """One K step's A and B tiles into a ring slot; `bar` completes when both have landed."""
+        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes, pred=pred)
+        _tma_load(a_desc, [off_m, off_k], bar, a_buf, pred=pred)
+        if B_KMAJOR:
+            _tma_load(b_desc, [off_n, off_k], bar, b_buf, pred=pred)
+        else:
+            _tma_load(b_desc, [off_k, off_n], bar, b_buf, pred=pred)
+
+    @gluon.jit
+    def _b_operand(b_buf, B_KMAJOR: gl.constexpr):
+        """B's tile as the MMA reads it, (BLOCK_K, BLOCK_N): a K-major tile is a transposed view."""
+        if B_KMAJOR:
+            return b_buf.permute((1, 0))
+        else:
+            return b_buf
+
+    @gluon.jit
+    def _epilogue(
+        acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
+    ):  # fmt: skip
+        """Scale in fp32, round once to C's dtype, and send the tile out by an asynchronous TMA
+        store (waiting first for the previous tile's store to have left `c_smem`)."""
+        layout: gl.constexpr = acc.type.layout
+        if SCALE_A == 1:
+            acc = acc * gl.load(scale_a_ptr)
+        elif SCALE_A == 2:
+            offs_m = off_m + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
+            acc = acc * gl.expand_dims(gl.load(scale_a_ptr + offs_m, mask=offs_m < M, other=0.0), 1)
+        if SCALE_B == 1:
+            acc = acc * gl.load(scale_b_ptr)
+        elif SCALE_B == 2:
+            offs_n = off_n + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
+            acc = acc * gl.expand_dims(gl.load(scale_b_ptr + offs_n, mask=offs_n < N, other=0.0), 0)
+        tma.store_wait(0)
+        c_smem.store(acc.to(c_desc.dtype))
+        fence_async_shared()
+        _tma_store(c_desc, [off_m, off_n], c_smem)
+
+    @gluon.jit
+    def _ws_loader(
+        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+        B_KMAJOR: gl.constexpr,
+    ):  # fmt: skip
+        """The loader partition: fill the ring in the order the MMA partition consumes it."""
+        STAGES: gl.constexpr = a_bufs.type.shape[0]
+        num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+        k_tiles = gl.cdiv(K, BLOCK_K)
+        step = 0
+        for tile_id in range(gl.program_id(0), num_tiles, num_programs):
+            off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            for ki in range(k_tiles):
+                slot = step % STAGES
+                # A barrier starts in phase 0 with the preceding phase (1) complete: the first
+                # pass over the ring finds every slot empty.
+                mbarrier.wait(empty.index(slot), ((step // STAGES) & 1) ^ 1)
+                _issue_loads(
+                    a_desc, b_desc, a_bufs.index(slot), b_bufs.index(slot), ready.index(slot),
+                    off_m, off_n, ki * BLOCK_K, B_KMAJOR,
+                )  # fmt: skip
+                step += 1
+
+    @gluon.jit
+    def _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR: gl.constexpr):
+        """Wait until ring slot of `step` holds its operands; (A, B) as the MMA reads them."""
+        STAGES: gl.constexpr = a_bufs.type.shape[0]
+        slot = step % STAGES
+        mbarrier.wait(ready.index(slot), (step // STAGES) & 1)
+        return a_bufs.index(slot), _b_operand(b_bufs.index(slot), B_KMAJOR)
+
+    @gluon.jit
+    def _release(empty, step, pred=True):
+        """Give ring slot of `step` back to the loader (the MMA that read it has finished)."""
+        STAGES: gl.constexpr = empty.type.shape[0]
+        mbarrier.arrive(empty.index(step % STAGES), pred=pred)
+
+    @gluon.jit
+    def _ws_mma(
+        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
+        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+        B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
+        num_warps: gl.constexpr,
+    ):  # fmt: skip
+        """The MMA partition: asynchronous warpgroup MMAs; a ring slot goes back to the loader as
+        soon as the MMA that read it has finished.
+
+        PROMOTE 0: one accumulator, one MMA step in flight while the next is issued.
+        PROMOTE 1 (fp8, precise): each step's partial sum from zero while the previous step's is
+        added to the fp32 accumulator (ptxas issues the adds between the step's MMAs), then a wait
+        for the step. Issuing the next step before waiting for this one, with the partials in
+        turn (unrolled by two, so that no loop-carried partial is moved while its MMAs write it),
+        makes ptxas serialise every MMA instead (C7514: it cannot tell that a `wait_group 1`
+        has retired the partial that the adds read; checked offline with Triton 3.6).
+        """
+        layout: gl.constexpr = _mma_layout(BLOCK_M, BLOCK_N, a_bufs.type.element_ty.primitive_bitwidth, num_warps)
+        num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+        k_tiles = gl.cdiv(K, BLOCK_K)
+        step = 0
+        for tile_id in range(gl.program_id(0), num_tiles, num_programs):
+            off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
+            if not PROMOTE:
+                for ki in range(k_tiles):
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR)
+                    acc = warpgroup_mma(a, b, acc, is_async=True)
+                    acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > 0)
+                    step += 1
+                acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+                _release(empty, step + empty.type.shape[0] - 1)
+            else:
+                zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
+                part = zero
+                for _ in range(k_tiles):
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR)
+                    cur = warpgroup_mma(a, b, zero, use_acc=False, is_async=True)
+                    acc += part
+                    part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
+                    _release(empty, step)
+                    step += 1
+                acc += part
+            _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+        tma.store_wait(0)
+
+    @gluon.jit
+    def _gemm_ws_kernel(
+        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
+        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
+        STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, num_warps: gl.constexpr,
+    ):  # fmt: skip
+        """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
+        partition and an MMA partition (module docstring)."""
+        a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
+        b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
+        c_smem = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
+        ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        for i in gl.static_range(STAGES):
+            mbarrier.init(ready.index(i), count=1)
+            mbarrier.init(empty.index(i), count=1)
+        fence_async_shared()
+        gl.warp_specialize(
+            [
+                (
+                    _ws_mma,
+                    (
+                        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
+                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, num_warps,
+                    ),
+                ),
+                (
+                    _ws_loader,
+                    (
+                        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR,
+                    ),
+                ),
+            ],
+            [1],
+            [_LOADER_REGS],
+        )  # fmt: skip
+
+
+_GL_DTYPES = {
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.float32: "float32",
+    torch.float8_e4m3fn: "float8e4nv",
+    torch.float8_e5m2: "float8e5",
+}
+
+
+def _gl_dtype(dtype: torch.dtype):
+    return getattr(gl, _GL_DTYPES[dtype])
+
+
+@functools.cache
+def _layout(block: tuple[int, ...], dtype: torch.dtype):
+    return gl.NVMMASharedLayout.get_default_for(list(block), _gl_dtype(dtype))
+
+
+def descriptor(t: torch.Tensor, block: list[int]):
+    """A Gluon tensor descriptor over row-major `t` with tiles of `block` (the default swizzle)."""
+    return TensorDescriptor.from_tensor(t, list(block), _layout(tuple(block), t.dtype))
+
+
+def unsupported(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> str | None:
+    """Why these operands cannot take the Gluon kernels (None when they can)."""
+    if GLUON_IMPORT_ERROR is not None:
+        return f"Gluon is not available with Triton {triton.__version__} ({GLUON_IMPORT_ERROR})"
+    for name, t in (("A", a), ("B", b), ("C", c)):
+        if t.dtype not in _GL_DTYPES:
+            return f"{name}'s dtype {t.dtype} has no Gluon type here"
+        if t.data_ptr() % 16:
+            return f"{name}'s data is not 16-byte aligned"
+    if a.stride(1) != 1:
+        return "A is not row-major (the Gluon kernels read A by rows)"
+    if c.stride(1) != 1:
+        return "C is not row-major (the Gluon kernels store C by rows)"
+    b_kmajor = b.stride(0) == 1 and b.stride(1) != 1
+    if not b_kmajor and b.stride(1) != 1:
+        return "B has no contiguous dimension"
+    if a.element_size() == 1 and not b_kmajor:
+        return "fp8 B must be column-major (the fp8 warpgroup MMA reads both operands K-major)"
+    for name, t in (("A", a), ("B", b), ("C", c)):
+        leading = max(t.stride())
+        if (leading * t.element_size()) % 16:
+            return f"{name}'s leading stride {leading} is not a multiple of 16 bytes"
+    return None
+
+
+def launch_args(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor,
+    scale_a: torch.Tensor | None,
+    scale_b: torch.Tensor | None,
+    *,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    stages: int,
+    num_warps: int,
+    group_m: int,
+    promote: bool,
+    programs: int,
+) -> tuple[tuple, dict]:
+    """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
+    M, K = a.shape
+    N = b.shape[1]
+    b_kmajor = b.stride(0) == 1 and b.stride(1) != 1
+    a_desc = descriptor(a, [block_m, block_k])
+    b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
+    c_desc = descriptor(c, [block_m, block_n])
+    modes = []
+    for s in (scale_a, scale_b):
+        modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
+    args = (
+        a_desc, b_desc, c_desc,
+        c if scale_a is None else scale_a, c if scale_b is None else scale_b,
+        M, N, K, programs,
+    )  # fmt: skip
+    meta = dict(
+        BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
+        B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1], num_warps=num_warps,
+    )  # fmt: skip
+    return args, meta
+
+
+def max_registers(num_warps: int) -> int:
+    """`maxnreg` for one program per SM: the register file over every warp the program has
+    (the loader's warpgroup too), a multiple of 8. The loader then gives back what it does not
+    use (LOADER_REGS), which the MMA partition receives."""
+    return min(255, _REGISTER_FILE // (32 * (num_warps + 4))) // 8 * 8
+
+
+def gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    c: torch.Tensor,
+    scale_a: torch.Tensor | None = None,
+    scale_b: torch.Tensor | None = None,
+    *,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    stages: int,
+    num_warps: int,
+    group_m: int = 8,
+    promote: bool = False,
+    programs: int | None = None,
+    compile_only: bool = False,
+):
+    """Launch (or with `compile_only`, compile) the Gluon kernel: C = scale_a * scale_b * (A @ B).
+
+    `promote`: fp8 partial sums promoted to the fp32 accumulator every K step (precise
+    accumulation, use_fast_accum=False).
+    `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
+    does not take (`unsupported`)."""
+    problem = unsupported(a, b, c)
+    if problem:
+        raise ValueError(f"gluon gemm: {problem}")
+    if programs is None:
+        programs = torch.cuda.get_device_properties(c.device).multi_processor_count
+    tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
+    programs = min(programs, tiles)
+    args, meta = launch_args(
+        a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
+        num_warps=num_warps, group_m=group_m, promote=promote, programs=programs,
+    )  # fmt: skip
+    maxnreg = max_registers(num_warps)
+    if compile_only:
+        return _gemm_ws_kernel.warmup(*args, grid=(programs,), maxnreg=maxnreg, **meta)
+    return _gemm_ws_kernel[(programs,)](*args, maxnreg=maxnreg, **meta)

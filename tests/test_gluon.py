@@ -1,0 +1,184 @@
+"""The Gluon warp-specialized Hopper GEMM (kernels/gluon_hopper.py, variant "gluon_ws").
+
+Without a GPU: compiled for sm_90 with the installed Triton, through the project's launcher
+(partitioned, no spills, a K step's warpgroup MMAs issued back to back), and refused where it
+cannot run. With one (`-m gpu`): the product against the float64 reference, edges included.
+"""
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import kernels
+from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
+from targets import GemmConfig
+from targets.configs import gluon_available
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(not gluon_available(), reason="this Triton has no Gluon Hopper module")
+
+# Compiled in a child process (the offline driver replaces Triton's active one for good there).
+OFFLINE = """
+import importlib, json, sys, torch
+from triton.runtime import driver
+from ci.resources import _offline_driver, _usage
+from targets import GemmConfig
+m = importlib.import_module("kernels.matmul")
+driver.set_active(_offline_driver(90))
+for dtype, cfg, scaling in json.loads(sys.argv[1]):
+    cfg = GemmConfig(**cfg)
+    M = N = K = 1024
+    if dtype == "fp8":
+        a = torch.empty(M, K, dtype=torch.float8_e4m3fn)
+        b = torch.empty(N, K, dtype=torch.float8_e4m3fn).t()
+        s = (torch.ones(()), torch.ones(())) if scaling == "tensorwise" else (torch.ones(M, 1), torch.ones(1, N))
+        call = lambda: m.scaled_matmul(a, b, *s, use_fast_accum=scaling == "fast", config=cfg)
+    else:
+        a = torch.empty(M, K, dtype=getattr(torch, dtype))
+        b = torch.empty(K, N, dtype=getattr(torch, dtype))
+        call = lambda: m.matmul(a, b, config=cfg)
+    with m.compile_only(132) as compiled:
+        call()
+    k = compiled[-1]
+    print(json.dumps({"config": str(cfg), "dtype": dtype, "setmaxnreg": k.asm["ptx"].count("setmaxnreg"),
+                      **_usage(k)}))
+"""
+
+
+def _gluon(bm, bn, bk, warps, stages):
+    return {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages,
+            "variant": "gluon_ws"}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    import json
+
+    jobs = [
+        ("float16", _gluon(128, 256, 64, 8, 3), None),
+        ("bfloat16", _gluon(64, 128, 64, 4, 4), None),
+        ("fp8", _gluon(128, 128, 128, 8, 5), "tensorwise"),
+        ("fp8", _gluon(128, 128, 128, 8, 5), "rowwise"),
+        ("fp8", _gluon(128, 256, 128, 8, 3), "fast"),
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compiled):
+    for k in compiled:
+        assert k["kernel"] == "_gemm_ws_kernel", k
+        # the loader warp's warpgroup beside the asked warps; registers moved between them
+        warps = 8 if "w8" in k["config"] else 4
+        assert k["warps"] == warps + 4 and k["setmaxnreg"] > 0, k
+        assert k["spill_bytes"] == 0, k
+        assert k["shared_bytes"] <= 227 * 1024, k
+
+
+def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled):
+    # 64-deep fp16 steps: 4 wgmma of k16; 128-deep fp8 steps: 4 of k32, the precise accumulation's
+    # adds of the previous step's partial sum issued between them (not one wait per MMA: C7514).
+    for k in compiled:
+        assert k["mma_per_wait"] == 4.0, k
+
+
+def test_gluon_configs_are_refused_where_they_cannot_run():
+    a = torch.randn(256, 256).half()
+    cfg = GemmConfig(128, 128, 64, 8, 3, variant="gluon_ws")
+    if torch.cuda.is_available():
+        pytest.skip("checks the refusal on a machine without a Hopper GPU")
+    with pytest.raises(ValueError, match="cannot run this problem: gluon_ws configs are for Hopper"):
+        kernels.matmul(a, a, config=cfg)
+
+
+def test_the_launcher_refuses_operands_the_descriptors_cannot_take():
+    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
+    a = torch.empty(256, 256, dtype=torch.float16)
+    assert gluon_hopper.unsupported(a, a, a) is None
+    assert "A is not row-major" in gluon_hopper.unsupported(a.t(), a, a)
+    assert "C is not row-major" in gluon_hopper.unsupported(a, a, a.t())
+    odd = torch.empty(256, 1001, dtype=torch.float16)[:, :1000]
+    assert "leading stride 1001 is not a multiple of 16 bytes" in gluon_hopper.unsupported(odd, a, a)
+    fp8 = torch.empty(256, 256, dtype=torch.float8_e4m3fn)
+    assert "fp8 B must be column-major" in gluon_hopper.unsupported(fp8, fp8, a)
+    assert gluon_hopper.unsupported(fp8, fp8.t(), a) is None
+    with pytest.raises(ValueError, match="gluon gemm: A is not row-major"):
+        gluon_hopper.gemm(a.t(), a, a, block_m=128, block_n=128, block_k=64, stages=3, num_warps=8)
+    assert gluon_hopper.max_registers(8) == 168 and gluon_hopper.max_registers(4) == 255 // 8 * 8
+
+
+def _randn(shape, dtype, gen):
+    return torch.randn(*shape, generator=gen, device="cuda").to(dtype)
+
+
+GPU_CASES = [
+    ("fp16", (4096, 4096, 4096), (128, 256, 64, 8, 3)),
+    ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 5)),  # edges in M and N; K a multiple of 8 only
+    ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4)),
+    ("bf16", (4096, 3584, 3584), (64, 256, 64, 4, 3)),
+    ("fp16", (129, 4096, 14336), (128, 128, 128, 8, 3)),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("dtype", "shape", "tile"), GPU_CASES, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple) else x
+)
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    M, N, K = shape
+    torch_dtype = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype])
+    a = _randn((M, K), torch_dtype, gen)
+    b = _randn((K, N), torch_dtype, gen) if b_layout == "row" else _randn((N, K), torch_dtype, gen).t()
+    out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
+    kernels.matmul(a, b, out=out, config=GemmConfig(*tile, variant="gluon_ws"))
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(4096, 4096, 4096), (1000, 1000, 1008), (128, 8192, 8192)], ids=str)
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
+@pytest.mark.parametrize(("fast_accum", "tile"), [(False, (128, 128, 128, 8, 5)), (True, (128, 256, 128, 8, 3))],
+                         ids=["precise", "fast-accum"])  # fmt: skip
+def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accum, tile):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    M, N, K = shape
+    a = _randn((M, K), torch.float32, gen).to(torch.float8_e4m3fn)
+    b = _randn((N, K), torch.float32, gen).to(torch.float8_e4m3fn).t()
+    if scaling == "tensorwise":
+        sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
+    else:
+        sa = torch.rand(M, 1, device="cuda", generator=gen) + 0.5
+        sb = torch.rand(1, N, device="cuda", generator=gen) + 0.5
+    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    cfg = GemmConfig(*tile, variant="gluon_ws")
+    kernels.scaled_matmul(a, b, sa, sb, use_fast_accum=fast_accum, out=out, config=cfg)
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
+    if N % 16 == 0:  # (torch._scaled_mm needs K and N divisible by 16)
+        native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+        assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+
+
+@pytest.mark.gpu
+def test_precise_fp8_refuses_a_tile_whose_three_accumulators_do_not_fit():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    a = torch.zeros(1024, 1024, device="cuda").to(torch.float8_e4m3fn)
+    one = torch.tensor(1.0, device="cuda")
+    with pytest.raises(ValueError, match="three accumulators"):
+        kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws"))
