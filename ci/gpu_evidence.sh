@@ -21,7 +21,8 @@
 # ("CELL=FRACTION;...", default a 3% slowdown of fp16 4096^3 and of the fp16 decode
 # cell 16x4096x4096; INJECT= skips the injected run; `gemmwatch compare` of it against the last
 # run of RUNS goes to OUT_DIR/compare-injected.md), INJECT_ARGS (what it measures),
-# RECHECK=1 (every cell rechecked A/A side by side in RECHECK_PARTS processes, then
+# EVIDENCE_COMMIT=1 (commit uncommitted changes of the code first; without it they stop the
+# script, since the runs measure HEAD), RECHECK=1 (every cell rechecked A/A side by side in RECHECK_PARTS processes, then
 # `simulate --recheck`), PACK (a .tgz path: the result files, reports, logs and packed contexts
 # of OUT_DIR in one archive at the end, e.g. "$OUT/evidence.tgz" on a device box that returns
 # only a few files).
@@ -33,6 +34,23 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}
 deadline=${2:-540}
+# `gemmwatch run` measures a commit from a clean worktree, not the checkout's files: a copied tree
+# whose changes are not committed (a GPU box given a copy of a working tree with an older .git)
+# would be measured as the older commit. Refuse, or with EVIDENCE_COMMIT=1 commit the tree first.
+changed=$(git status --porcelain --untracked-files=all -- kernels targets benchmarks ci 2>/dev/null)
+if [ -n "$changed" ]; then
+  if [ "${EVIDENCE_COMMIT:-0}" = 1 ]; then
+    git add -A kernels targets benchmarks ci &&
+      git -c user.name=gemmwatch -c user.email=gemmwatch@localhost commit -qm "gpu_evidence: the tree measured" ||
+      exit 2
+    echo "gpu_evidence: committed the checkout's changes as $(git rev-parse --short HEAD) (EVIDENCE_COMMIT=1)"
+  else
+    echo "gpu_evidence: kernels/, targets/, benchmarks/ or ci/ have uncommitted changes, which \`gemmwatch run\`" \
+      "would not measure (it measures HEAD from a clean worktree); commit them, or set EVIDENCE_COMMIT=1:" >&2
+    echo "$changed" | head -n 5 >&2
+    exit 2
+  fi
+fi
 mkdir -p "$out"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 work=${WORK:-$out/work}

@@ -268,17 +268,17 @@ def run(
         return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, timer))
     cached = _CACHE.get(key.cache_key())
     if cached is not None:
-        launch(_runnable(cached.config, ineligible))
+        launch(_runnable(cached.config, ineligible, key, spec.name))
         return _remember(cached)
     tuned = _tuned(key, spec.name)
     if tuned is not None:
         selection = Selection(key, spec.name, tuned, "tuned")
-        selection.kernel_hash = _kernel_hash(launch(_runnable(tuned, ineligible)))
+        selection.kernel_hash = _kernel_hash(launch(_runnable(tuned, ineligible, key, spec.name)))
         _CACHE[key.cache_key()] = selection
         return _remember(selection)
     stored = _load_stored(key, spec.name)
     if stored is not None:
-        stored.kernel_hash = _kernel_hash(launch(_runnable(stored.config, ineligible)))
+        stored.kernel_hash = _kernel_hash(launch(_runnable(stored.config, ineligible, key, spec.name)))
         _CACHE[key.cache_key()] = stored
         return _remember(stored)
     candidates = _eligible_candidates(spec, key, ineligible)
@@ -297,19 +297,22 @@ def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig
     return [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
 
 
-def _runnable(config: GemmConfig, ineligible: Callable[[GemmConfig], str | None]) -> GemmConfig:
-    """`config`, or its tile variant when these operands cannot take it (the bucket's
-    choice was made for aligned operands; this call's are not). A gluon_ws config falls back
-    to the persistent TMA kernel with its tile first (a fused epilogue shares its GEMM's bucket,
-    and the Gluon kernel has none)."""
+def _runnable(
+    config: GemmConfig, ineligible: Callable[[GemmConfig], str | None], key: ProblemKey, target: str
+) -> GemmConfig:
+    """`config`, or what runs in its place when these operands cannot take it (the bucket's
+    choice was made for other operands: aligned ones, or without the fused epilogue that shares
+    its GEMM's bucket): the bucket's runner-up in the tuned library that they can take, else
+    `config`'s tile variant."""
     import dataclasses
+
+    import triton
 
     if not ineligible(config):
         return config
-    if config.uses_gluon:
-        tma = dataclasses.replace(config, variant="tma")
-        if not ineligible(tma):
-            return tma
+    for other in library.runners_up(target, triton.__version__, key.library_key()):
+        if not ineligible(other):
+            return other
     fallback = dataclasses.replace(config, variant="tile", split_k=1)
     return fallback if not ineligible(fallback) else dataclasses.replace(fallback, late_promotion=False)
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import re
 from dataclasses import asdict, dataclass
 
 from targets.spec import TargetSpec
@@ -187,6 +188,37 @@ class GemmConfig:
             base = f"{base}-streamk"
         flags = (("-pad", self.pad), ("-lp", self.late_promotion), ("-fma", self.fma), ("-swap", self.swap_ab))
         return base + "".join(suffix for suffix, on in flags if on)
+
+
+_NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
+_VARIANT_SUFFIXES = {"-tma": "tma", "-tma-ws": "tma_ws", "-tma-store": "tma_store", "-gluon-ws": "gluon_ws",
+                     "-streamk": "streamk"}  # fmt: skip
+_FLAG_SUFFIXES = {"-pad": "pad", "-lp": "late_promotion", "-fma": "fma", "-swap": "swap_ab"}
+
+
+def config_from_name(name: str) -> GemmConfig:
+    """The config `str(config)` names (the library's records of the configs a tune timed)."""
+    match = _NAME.match(name)
+    if match is None:
+        raise ValueError(f"not a GEMM config name: {name!r} (expected e.g. 'BM128-BN256-BK64-w8-s3-g8-tma')")
+    bm, bn, bk, warps, stages, group = map(int, match.groups())
+    fields: dict = {"group_m": group}
+    rest = name[match.end() :]
+    flags = re.findall(r"-(?:pad|lp|fma|swap)(?=-|$)", rest)  # (the flags come last)
+    for flag in flags:
+        fields[_FLAG_SUFFIXES[flag]] = True
+    rest = rest[: len(rest) - len("".join(flags))] if flags else rest
+    split = re.fullmatch(r"-(sks?)(\d+)", rest)
+    if split:
+        fields.update(variant="splitk_serial" if split.group(1) == "sks" else "splitk", split_k=int(split.group(2)))
+    elif rest:
+        if rest not in _VARIANT_SUFFIXES:
+            raise ValueError(f"not a GEMM config name: {name!r} (unknown suffix {rest!r})")
+        fields["variant"] = _VARIANT_SUFFIXES[rest]
+    config = GemmConfig(bm, bn, bk, warps, stages, **fields)
+    if str(config) != name:
+        raise ValueError(f"not a GEMM config name: {name!r} (reads back as {str(config)!r})")
+    return config
 
 
 def _next_pow2(n: int) -> int:

@@ -18,7 +18,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from targets.configs import GemmConfig
+from targets.configs import GemmConfig, config_from_name
 
 DEFAULT_DIR = Path(__file__).with_name("tuned")
 ENV_DIR = "GEMMWATCH_TUNED_DIR"  # another library directory
@@ -51,6 +51,23 @@ class Library:
     def config_for(self, key: str) -> GemmConfig | None:
         entry = self.entries.get(key)
         return GemmConfig(**entry["config"]) if entry else None
+
+    def runners_up(self, key: str) -> list[GemmConfig]:
+        """The other configs the tune timed on every cell of `key`'s bucket, best first (by the
+        geometric mean of each cell's time relative to its fastest, `bucket_score`): what runs
+        operands the entry's config cannot take (a fused epilogue shares its GEMM's bucket)."""
+        entry = self.entries.get(key) or {}
+        scores = entry.get("bucket_score") or {}
+        chosen = self.config_for(key)
+        out = []
+        for name in sorted(scores, key=scores.get):
+            try:
+                config = config_from_name(name)
+            except ValueError:
+                continue  # (a config this version of the code no longer names so)
+            if config != chosen:
+                out.append(config)
+        return out
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -102,6 +119,13 @@ def lookup(target: str, triton_version: str, key: str) -> GemmConfig | None:
                 stacklevel=3,
             )
     return config
+
+
+def runners_up(target: str, triton_version: str, key: str) -> list[GemmConfig]:
+    """`Library.runners_up` of the library `lookup` reads (empty when it has no entry)."""
+    if os.environ.get(ENV_USE, "1") == "0":
+        return []
+    return _cached(target, triton_version, library_dir()).runners_up(key)
 
 
 _LOADED: dict[tuple, Library] = {}

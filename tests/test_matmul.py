@@ -420,7 +420,7 @@ def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(de
     monkeypatch.setattr(cached, "config", chosen)
     launched = []
     real = autotune._runnable
-    monkeypatch.setattr(autotune, "_runnable", lambda cfg, why: launched.append(real(cfg, why)) or launched[-1])
+    monkeypatch.setattr(autotune, "_runnable", lambda cfg, *rest: launched.append(real(cfg, *rest)) or launched[-1])
     a, b = _randn((40, 63), rng, torch.float16, device), _randn((63, 48), rng, torch.float16, device)
     out = kernels.matmul(a, b)  # the same bucket, but 63-element rows cannot be a descriptor
     assert launched == [GemmConfig(64, 32, 32, 4, 2)]
@@ -462,3 +462,38 @@ def test_late_promotion_is_refused_where_the_accumulation_is_not_precise_fp8(dev
         kernels.scaled_matmul(a8, b8, one, one, use_fast_accum=True, config=late)
     out = kernels.scaled_matmul(a8, b8, one, one, config=late)  # precise: the same config runs
     assert relative_error(out, reference_gemm(a8, b8, scale_a=one, scale_b=one)) <= TOLERANCE["fp8_e4m3"]
+
+
+def test_a_tuned_choice_these_operands_cannot_take_gives_way_to_the_buckets_runner_up(
+    device, rng, monkeypatch, tmp_path
+):
+    # A fused epilogue shares its GEMM's bucket; when the bucket's tuned config cannot run it (the
+    # Gluon kernel has no epilogue), the library's next best config for the bucket runs instead of
+    # the chosen config's tile variant.
+    import json
+
+    import triton
+
+    from kernels import autotune
+    from targets import detect
+
+    a, b = _randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
+    bias = _randn((48,), rng, torch.float16, device)
+    kernels.matmul(a, b)
+    key = autotune.last().key
+    chosen, runner_up, third = (GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws"), GemmConfig(32, 32, 32, 4, 2),
+                                GemmConfig(16, 32, 32, 4, 2))  # fmt: skip
+    entry = {"cell": "fp16 40x48x64", "config": chosen.as_dict(),
+             "bucket_score": {str(chosen): 1.0, str(third): 1.2, str(runner_up): 1.1, "not-a-config": 1.05}}  # fmt: skip
+    library_file = tmp_path / f"{detect().name}-triton{triton.__version__}.json"
+    library_file.write_text(json.dumps({"target": detect().name, "triton": triton.__version__, "meta": {},
+                                        "entries": {key.library_key(): entry}}))  # fmt: skip
+    monkeypatch.setenv("GEMMWATCH_TUNED_DIR", str(tmp_path))
+    monkeypatch.setattr(autotune, "_CACHE", {})
+    launched = []
+    real = autotune._runnable
+    monkeypatch.setattr(autotune, "_runnable", lambda cfg, *rest: launched.append(real(cfg, *rest)) or launched[-1])
+    out = kernels.matmul(a, b, bias=bias, activation="relu")
+    assert autotune.last().method == "tuned" and autotune.last().config == chosen
+    assert launched == [runner_up]  # (the gluon config is for Hopper alone, and has no epilogue)
+    assert relative_error(out, reference_gemm(a, b, bias=bias, activation="relu")) <= TOLERANCE["fp16"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import triton
-from project_repo import commit_change, gemmwatch, snapshot
+from project_repo import commit_change, gemmwatch, git, snapshot
 
 from ci.asv_results import load
 
@@ -218,3 +218,22 @@ def test_a_bad_measurement_knob_is_refused_before_anything_runs(repo, tmp_path, 
     proc = gemmwatch(repo, "run", "--results-dir", str(tmp_path / "r"), "--work-dir", str(tmp_path / "w"))
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert not (tmp_path / "w").exists()
+
+
+def test_the_gpu_evidence_script_refuses_code_changes_its_runs_would_not_measure(tmp_path):
+    # `gemmwatch run` measures HEAD from a clean worktree: a copied tree with uncommitted kernel
+    # changes would be timed as the older commit (it happened on a GPU box given a copied tree).
+    repo = snapshot(tmp_path / "repo")
+    (repo / "kernels" / "matmul.py").write_text((repo / "kernels" / "matmul.py").read_text() + "\n# changed\n")
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1", "RUNS": " ", "INJECT": "",
+           "PATH": f"{Path(sys.executable).parent}:{__import__('os').environ['PATH']}"}  # fmt: skip
+    proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(tmp_path / "out"), "60"], cwd=repo, capture_output=True,
+                          text=True, env=env, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "uncommitted changes" in proc.stderr and "kernels/matmul.py" in proc.stderr
+    assert not (tmp_path / "out").exists()
+    head = git(repo, "rev-parse", "HEAD")
+    proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(tmp_path / "out"), "60"], cwd=repo, capture_output=True,
+                          text=True, env={**env, "EVIDENCE_COMMIT": "1"}, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert git(repo, "rev-parse", "HEAD") != head and not git(repo, "status", "--porcelain", "--", "kernels")
+    assert "committed the checkout's changes" in proc.stdout

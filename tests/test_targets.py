@@ -522,3 +522,22 @@ def test_no_gluon_config_for_an_output_whose_rows_no_descriptor_takes():
     h200 = get("h200")
     assert not any(c.uses_gluon for c in candidate_configs(h200, "fp16", 127, 4097, 1023, limit=None))
     assert any(c.uses_gluon and c.pad for c in candidate_configs(h200, "fp16", 127, 4096, 1023, limit=None))
+
+
+def test_config_names_read_back_as_the_configs_they_name():
+    from targets.configs import config_from_name
+
+    h200 = get("h200")
+    seen = 0
+    for dtype, shape in (("fp16", (4096, 4096, 4096)), ("fp8", (16, 4096, 4096)), ("bf16", (1, 1001, 4095)),
+                         ("fp8", (128, 8192, 8192)), ("fp16", (127, 4096, 1023))):  # fmt: skip
+        for cfg in candidate_configs(h200, dtype, *shape, limit=None):
+            assert config_from_name(str(cfg)) == cfg
+            seen += 1
+    assert seen > 500
+    assert config_from_name("BM16-BN64-BK128-w4-s3-g8-sks8-pad-lp") == GemmConfig(
+        16, 64, 128, 4, 3, variant="splitk_serial", split_k=8, pad=True, late_promotion=True
+    )
+    for bad in ("BM128-BN256", "BM128-BN256-BK64-w8-s3-g8-warp", "fast", "BM128-BN256-BK64-w8-s3-g8-lp-pad"):
+        with pytest.raises(ValueError, match="not a GEMM config name"):
+            config_from_name(bad)
