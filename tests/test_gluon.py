@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from fp8_cases import fp8_problem
 
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
@@ -156,15 +157,8 @@ def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accu
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(5)
-    M, N, K = shape
-    a = _randn((M, K), torch.float32, gen).to(torch.float8_e4m3fn)
-    b = _randn((N, K), torch.float32, gen).to(torch.float8_e4m3fn).t()
-    if scaling == "tensorwise":
-        sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
-    else:
-        sa = torch.rand(M, 1, device="cuda", generator=gen) + 0.5
-        sb = torch.rand(1, N, device="cuda", generator=gen) + 0.5
-    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    N = shape[1]
+    a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
     cfg = GemmConfig(*tile, variant="gluon_ws")
     kernels.scaled_matmul(a, b, sa, sb, use_fast_accum=fast_accum, out=out, config=cfg)
     ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)

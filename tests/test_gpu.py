@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from fp8_cases import fp8_problem
 
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
@@ -95,15 +96,8 @@ def test_fused_epilogue_real_size(dtype_name, activation, gen):
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
 @pytest.mark.parametrize("fast_accum", [False, True], ids=["precise", "fast-accum"])
 def test_scaled_matmul_matches_reference_and_scaled_mm(fp8, shape, scaling, fast_accum, gen):
-    M, N, K = shape
-    a = _randn((M, K), torch.float32, gen).to(fp8)
-    b = _randn((N, K), torch.float32, gen).to(fp8).t()  # column-major, as _scaled_mm wants
-    if scaling == "tensorwise":
-        sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(1.5, device="cuda")
-    else:
-        sa = torch.rand(M, 1, device="cuda", generator=gen) + 0.5
-        sb = torch.rand(1, N, device="cuda", generator=gen) + 0.5
-    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    _, N, K = shape
+    a, b, sa, sb, out = fp8_problem(shape, scaling, gen, fp8)  # (B column-major, as _scaled_mm wants)
     kernels.scaled_matmul(a, b, sa, sb, use_fast_accum=fast_accum, out=out)
     ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
     err = relative_error(out, ref)
