@@ -20,8 +20,10 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
-added to the fp32 accumulator while they run: three accumulators live at once, which is why
-those configs keep 64 accumulator values per thread (128 x 128 tiles on 8 warps).
+added to the fp32 accumulator while they run: three accumulators live at once, 64 values per
+thread each (128 x 128 tiles on 8 warps). Wider tiles (128 x 256 on 8 warps, whose operand tiles
+ask less of L2 per FLOP) take the two halves of N in turn instead, each half's partial added after
+its MMAs, so that an accumulator and half a partial fit (PROMOTE_SPLIT).
 
 The launcher takes A row-major, B row-major or column-major (fp8: column-major, the K-major
 layout its MMA needs), C row-major; all with 16-byte-aligned rows (what a descriptor needs).
@@ -166,12 +168,12 @@ if GLUON_IMPORT_ERROR is None:
                 step += 1
 
     @gluon.jit
-    def _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR: gl.constexpr):
-        """Wait until ring slot of `step` holds its operands; (A, B) as the MMA reads them."""
+    def _wait_slot(a_bufs, b_bufs, ready, step):
+        """Wait until the ring slot of `step` holds its operands; its (A, B) tiles."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
         slot = step % STAGES
         mbarrier.wait(ready.index(slot), (step // STAGES) & 1)
-        return a_bufs.index(slot), _b_operand(b_bufs.index(slot), B_KMAJOR)
+        return a_bufs.index(slot), b_bufs.index(slot)
 
     @gluon.jit
     def _release(empty, step, pred=True):
@@ -196,35 +198,61 @@ if GLUON_IMPORT_ERROR is None:
         turn (unrolled by two, so that no loop-carried partial is moved while its MMAs write it),
         makes ptxas serialise every MMA instead (C7514: it cannot tell that a `wait_group 1`
         has retired the partial that the adds read; checked offline with Triton 3.6).
+        PROMOTE 2 (fp8, precise, wide tiles): the tile's two halves of N in turn, each step's
+        half from zero, waited for and added: an accumulator and one half's partial (128 + 64
+        values per thread for 128 x 256 on 8 warps) where PROMOTE 1's three would not fit; the
+        other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
         """
-        layout: gl.constexpr = _mma_layout(BLOCK_M, BLOCK_N, a_bufs.type.element_ty.primitive_bitwidth, num_warps)
+        bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
+        layout: gl.constexpr = _mma_layout(BLOCK_M, BLOCK_N, bits, num_warps)
+        HALF: gl.constexpr = BLOCK_N // 2
+        half_layout: gl.constexpr = _mma_layout(BLOCK_M, HALF, bits, num_warps)
         num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
         k_tiles = gl.cdiv(K, BLOCK_K)
         step = 0
         for tile_id in range(gl.program_id(0), num_tiles, num_programs):
             off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
-            if not PROMOTE:
+            if PROMOTE == 0:
+                acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
                 for ki in range(k_tiles):
-                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR)
-                    acc = warpgroup_mma(a, b, acc, is_async=True)
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)
+                    acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
                     acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
                     _release(empty, step + empty.type.shape[0] - 1, pred=ki > 0)
                     step += 1
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 _release(empty, step + empty.type.shape[0] - 1)
-            else:
+                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+            elif PROMOTE == 1:
+                acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
                 zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
                 part = zero
                 for _ in range(k_tiles):
-                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, B_KMAJOR)
-                    cur = warpgroup_mma(a, b, zero, use_acc=False, is_async=True)
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)
+                    cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
                     acc += part
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
                     _release(empty, step)
                     step += 1
                 acc += part
-            _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+            else:
+                gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
+                acc0 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
+                acc1 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
+                zero = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
+                for _ in range(k_tiles):
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)  # (B: (BLOCK_N, BLOCK_K), K-major)
+                    part = warpgroup_mma(a, b.slice(0, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
+                    part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
+                    acc0 += part
+                    part = warpgroup_mma(a, b.slice(HALF, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
+                    part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
+                    acc1 += part
+                    _release(empty, step)
+                    step += 1
+                _epilogue(acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _epilogue(acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, SCALE_A, SCALE_B)
         tma.store_wait(0)
 
     @gluon.jit
@@ -328,7 +356,7 @@ def launch_args(
     stages: int,
     num_warps: int,
     group_m: int,
-    promote: bool,
+    promote: int,
     programs: int,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
@@ -337,7 +365,8 @@ def launch_args(
     b_kmajor = b.stride(0) == 1 and b.stride(1) != 1
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
-    c_desc = descriptor(c, [block_m, block_n])
+    # (PROMOTE 2 stores the tile by halves of N)
+    c_desc = descriptor(c, [block_m, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
     modes = []
     for s in (scale_a, scale_b):
         modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
@@ -351,6 +380,11 @@ def launch_args(
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1], num_warps=num_warps,
     )  # fmt: skip
     return args, meta
+
+
+# How fp8 partial sums reach the fp32 accumulator (`_ws_mma`): not at all (16-bit operands, fast
+# accumulation), every K step beside the next step's MMAs, or every K step by halves of N.
+PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT = 0, 1, 2
 
 
 def max_registers(num_warps: int) -> int:
@@ -373,19 +407,21 @@ def gemm(
     stages: int,
     num_warps: int,
     group_m: int = 8,
-    promote: bool = False,
+    promote: int = PROMOTE_NONE,
     programs: int | None = None,
     compile_only: bool = False,
 ):
     """Launch (or with `compile_only`, compile) the Gluon kernel: C = scale_a * scale_b * (A @ B).
 
-    `promote`: fp8 partial sums promoted to the fp32 accumulator every K step (precise
-    accumulation, use_fast_accum=False).
+    `promote`: PROMOTE_STEP or PROMOTE_SPLIT for fp8's precise accumulation (use_fast_accum=False:
+    partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
     if problem:
         raise ValueError(f"gluon gemm: {problem}")
+    if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
+        raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
     if programs is None:
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)

@@ -763,9 +763,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         from kernels import gluon_hopper
 
         scale_a, scale_b = scales if scales is not None else (None, None)
+        promote = gluon_hopper.PROMOTE_NONE
+        if fp8_precise:  # (three accumulators where they fit, else the tile's halves in turn)
+            fits = cfg.block_m * cfg.block_n <= GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32
+            promote = gluon_hopper.PROMOTE_STEP if fits else gluon_hopper.PROMOTE_SPLIT
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
-            stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=fp8_precise,
+            stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
             programs=_sm_count(a.device), compile_only=compile_only,
         )  # fmt: skip
 
@@ -829,10 +833,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs have no bias or activation epilogue"
         if a.element_size() > 2:
             return "gluon_ws configs are for 16- and 8-bit operands"
-        if fp8_precise and cfg.block_m * cfg.block_n > GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32:
+        if fp8_precise and cfg.block_m * cfg.block_n > 2 * GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32:
             return (
-                f"gluon_ws with fp8's precise accumulation keeps three accumulators: at most "
-                f"{GLUON_PROMOTE_MAX_ACC} values per thread, {cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
+                f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
+                f"at most {2 * GLUON_PROMOTE_MAX_ACC} accumulator values per thread, {cfg.block_m}x{cfg.block_n} on "
+                f"{cfg.num_warps} warps has more"
             )
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"
@@ -908,7 +913,8 @@ def _divisor(x: int) -> int:
 
 # gluon_ws with fp8's precise accumulation: the accumulator, the step's partial sum in flight and
 # the previous one's make three sets of registers; 64 values per thread each (192 registers of the
-# 240 an MMA warp gets) compile without spills for sm_90 (tests/test_gluon.py).
+# 240 an MMA warp gets) compile without spills for sm_90 (tests/test_gluon.py). Wider tiles (up to
+# twice that) take the tile's halves of N in turn: an accumulator and one half's partial sum.
 GLUON_PROMOTE_MAX_ACC = 64
 
 # Tile of the split-K reduction pass: 64 x 64 fp32 partial sums per program.
