@@ -103,14 +103,14 @@ if GLUON_IMPORT_ERROR is None:
         return pid_m * BLOCK_M, pid_n * BLOCK_N
 
     @gluon.jit
-    def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr, pred=True):
+    def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr):
         """One K step's A and B tiles into a ring slot; `bar` completes when both have landed."""
-        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes, pred=pred)
-        _tma_load(a_desc, [off_m, off_k], bar, a_buf, pred=pred)
+        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        _tma_load(a_desc, [off_m, off_k], bar, a_buf)
         if B_KMAJOR:
-            _tma_load(b_desc, [off_n, off_k], bar, b_buf, pred=pred)
+            _tma_load(b_desc, [off_n, off_k], bar, b_buf)
         else:
-            _tma_load(b_desc, [off_k, off_n], bar, b_buf, pred=pred)
+            _tma_load(b_desc, [off_k, off_n], bar, b_buf)
 
     @gluon.jit
     def _b_operand(b_buf, B_KMAJOR: gl.constexpr):
