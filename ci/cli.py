@@ -127,8 +127,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="per-cell speed table: native and Triton TFLOP/s, speedup, before vs after (markdown)",
         description="Reads asv result files written by `gemmwatch run`; geomean speedup per dtype at the end.",
     )
-    tab.add_argument("--after", required=True, metavar="RESULT.json", help="the run to report")
-    tab.add_argument("--before", metavar="RESULT.json", help="an earlier run to set beside it")
+    tab.add_argument("--after", required=True, nargs="+", metavar="RESULT.json",
+                     help="the run to report (several: parts of the matrix measured apart, each cell in one)")  # fmt: skip
+    tab.add_argument(
+        "--before", nargs="+", metavar="RESULT.json", help="an earlier run to set beside it (or its parts)"
+    )
     tab.set_defaults(func=_lazy("ci.table"))
 
     cmp_ = sub.add_parser(

@@ -1,6 +1,7 @@
 """`gemmwatch table`: the per-cell speed table (Triton vs native, before vs after) from asv result files.
 
-For every cell of the `after` run: Triton and native TFLOP/s and the speedup
+For every cell of the `after` run (or runs: parts of the matrix measured apart, each cell in one of
+them): Triton and native TFLOP/s and the speedup
 over native (native time / Triton time, from the per-round ratios); with a
 `before` run, its Triton TFLOP/s and speedup beside them. Ends with, per dtype
 and for the goal dtypes together, the geometric mean speedup and the number of
@@ -32,6 +33,21 @@ def cell_rows(path) -> dict[str, dict]:
         if cell in ratio and not (ratio[cell].failed or ratio[cell].skipped) and ratio[cell].value > 0:
             row["speedup"] = 1.0 / ratio[cell].value
         out[cell] = row
+    return out
+
+
+def merged_rows(paths) -> dict[str, dict]:
+    """`cell_rows` of several result files (runs of parts of the matrix) as one run's: a cell
+    measured in two of them is ambiguous (ResultsError naming it and both files)."""
+    out: dict[str, dict] = {}
+    source: dict[str, str] = {}
+    for path in paths:
+        for cell, row in cell_rows(path).items():
+            if cell in out:
+                raise ResultsError(
+                    f"cell {cell!r} is measured in both {source[cell]} and {path}; give one run per cell"
+                )
+            out[cell], source[cell] = row, str(path)
     return out
 
 
@@ -102,13 +118,13 @@ def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str
 
 def main(args) -> int:
     try:
-        after = cell_rows(args.after)
-        before = cell_rows(args.before) if args.before else None
+        after = merged_rows(args.after)
+        before = merged_rows(args.before) if args.before else None
     except ResultsError as err:
         print(f"gemmwatch table: {err}", file=sys.stderr)
         return 2
     if not after:
-        print(f"gemmwatch table: {args.after} has no measured cell", file=sys.stderr)
+        print(f"gemmwatch table: {' '.join(map(str, args.after))} has no measured cell", file=sys.stderr)
         return 2
     sys.stdout.write(render(after, before))
     return 0

@@ -55,3 +55,20 @@ def test_bad_input_names_the_file(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(missing)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and str(missing) in proc.stderr
+
+
+def test_runs_of_parts_of_the_matrix_make_one_table_and_a_cell_in_two_is_refused(tmp_path):
+    first = write_results(tmp_path / "a.json", "aaaa", {("Matmul", "1024x1024x1024", "fp16"): {"ratio": [0.8] * 9,
+                                                                                             "triton": [1e-3] * 9}})  # fmt: skip
+    second = _run(tmp_path, "bbbb", ratio=0.5, triton_s=1e-3)  # (1024^3 fp16 too, and two more cells)
+    third = write_results(tmp_path / "c.json", "cccc", {("Matmul", "2048x2048x2048", "fp16"): {"ratio": [0.5] * 9,
+                                                                                              "triton": [8e-3] * 9}})  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(first), str(third)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "| fp16 1024x1024x1024 |" in proc.stdout and "| fp16 2048x2048x2048 |" in proc.stdout
+    assert "| fp16 | 2 | 2 | 1.581x |" in proc.stdout  # (1.25 and 2.0)
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(first), str(second)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2
+    assert "'fp16 1024x1024x1024' is measured in both" in proc.stderr and str(second) in proc.stderr
