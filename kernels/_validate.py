@@ -171,3 +171,22 @@ def check_out(
             raise ValueError(f"{op}: out shares memory with {name}; the kernel would read what it overwrites")
     _check_offsets(op, "out", out)
     return out
+
+
+def descriptor_problem(t: torch.Tensor, name: str) -> str | None:
+    """Why `t` cannot be read through a tensor descriptor (None if it can).
+
+    TMA needs one contiguous dimension, a 16-byte-aligned base and 16-byte
+    multiples for the other dimension's stride.
+    """
+    if t.stride(1) == 1:
+        leading = t.stride(0)
+    elif t.stride(0) == 1:
+        leading = t.stride(1)
+    else:
+        return f"{name} has no contiguous dimension (strides {tuple(t.stride())})"
+    if t.data_ptr() % 16:
+        return f"{name}'s data is not 16-byte aligned"
+    if (leading * t.element_size()) % 16:
+        return f"{name}'s leading stride {leading} is not a multiple of 16 bytes"
+    return None

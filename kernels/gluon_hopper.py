@@ -37,6 +37,8 @@ import functools
 import torch
 import triton
 
+from kernels._validate import descriptor_problem
+
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
     from triton.experimental.gluon import language as gl
@@ -318,6 +320,11 @@ def descriptor(t: torch.Tensor, block: list[int]):
     return TensorDescriptor.from_tensor(t, list(block), _layout(tuple(block), t.dtype))
 
 
+def _b_kmajor(b: torch.Tensor) -> bool:
+    """Whether B (K, N) is column-major: its tiles are then loaded K-major, (BLOCK_N, BLOCK_K)."""
+    return b.stride(0) == 1 and b.stride(1) != 1
+
+
 def unsupported(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> str | None:
     """Why these operands cannot take the Gluon kernels (None when they can)."""
     if GLUON_IMPORT_ERROR is not None:
@@ -325,22 +332,14 @@ def unsupported(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> str | None
     for name, t in (("A", a), ("B", b), ("C", c)):
         if t.dtype not in _GL_DTYPES:
             return f"{name}'s dtype {t.dtype} has no Gluon type here"
-        if t.data_ptr() % 16:
-            return f"{name}'s data is not 16-byte aligned"
     if a.stride(1) != 1:
         return "A is not row-major (the Gluon kernels read A by rows)"
     if c.stride(1) != 1:
         return "C is not row-major (the Gluon kernels store C by rows)"
-    b_kmajor = b.stride(0) == 1 and b.stride(1) != 1
-    if not b_kmajor and b.stride(1) != 1:
-        return "B has no contiguous dimension"
-    if a.element_size() == 1 and not b_kmajor:
+    if a.element_size() == 1 and not _b_kmajor(b):
         return "fp8 B must be column-major (the fp8 warpgroup MMA reads both operands K-major)"
-    for name, t in (("A", a), ("B", b), ("C", c)):
-        leading = max(t.stride())
-        if (leading * t.element_size()) % 16:
-            return f"{name}'s leading stride {leading} is not a multiple of 16 bytes"
-    return None
+    reasons = (descriptor_problem(t, name) for name, t in (("A", a), ("B", b), ("C", c)))
+    return next((r for r in reasons if r), None)
 
 
 def launch_args(
@@ -362,7 +361,7 @@ def launch_args(
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
     M, K = a.shape
     N = b.shape[1]
-    b_kmajor = b.stride(0) == 1 and b.stride(1) != 1
+    b_kmajor = _b_kmajor(b)
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
     # (PROMOTE 2 stores the tile by halves of N)
@@ -385,6 +384,23 @@ def launch_args(
 # How fp8 partial sums reach the fp32 accumulator (`_ws_mma`): not at all (16-bit operands, fast
 # accumulation), every K step beside the next step's MMAs, or every K step by halves of N.
 PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT = 0, 1, 2
+
+# PROMOTE_STEP keeps three accumulators (the tile's, the step's partial sum in flight and the
+# previous one's); 64 values per thread each (192 registers of the 240 an MMA warp gets) compile
+# without spills for sm_90 (tests/test_gluon.py). PROMOTE_SPLIT takes tiles of up to twice that:
+# an accumulator and one half's partial sum.
+PROMOTE_MAX_ACC = 64
+
+
+def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int | None:
+    """The promotion mode of a tile on `num_warps` MMA warps, None where fp8's precise
+    accumulation (`precise`) does not fit the registers."""
+    if not precise:
+        return PROMOTE_NONE
+    per_thread = block_m * block_n / (num_warps * 32)
+    if per_thread <= PROMOTE_MAX_ACC:
+        return PROMOTE_STEP
+    return PROMOTE_SPLIT if per_thread <= 2 * PROMOTE_MAX_ACC else None
 
 
 def max_registers(num_warps: int) -> int:

@@ -23,6 +23,7 @@ from kernels._validate import (
     check_matrices,
     check_out,
     check_scales,
+    descriptor_problem,
     resolve_out_dtype,
     resolve_precision,
 )
@@ -743,7 +744,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         (a_block, a_t), (b_block, b_t) = _descriptor_block(a_, cfg, k_dim=1), _descriptor_block(b_, cfg, k_dim=0)
         programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
         # "tma_store": C through a descriptor too, where C's rows allow one (else pointer stores).
-        tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and _tma_problem(c, "C") is None
+        tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and descriptor_problem(c, "C") is None
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
         args = (
@@ -763,10 +764,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         from kernels import gluon_hopper
 
         scale_a, scale_b = scales if scales is not None else (None, None)
-        promote = gluon_hopper.PROMOTE_NONE
-        if fp8_precise:  # (three accumulators where they fit, else the tile's halves in turn)
-            fits = cfg.block_m * cfg.block_n <= GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32
-            promote = gluon_hopper.PROMOTE_STEP if fits else gluon_hopper.PROMOTE_SPLIT
+        promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise)
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
@@ -776,11 +774,10 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     def launch(cfg: GemmConfig):
         a_, b_, k_ = operands(cfg)
         if cfg.uses_gluon:
-            if OFFLINE_COMPILE:
-                compiled = gluon_call(cfg, a_, b_, compile_only=True)
+            compiled = gluon_call(cfg, a_, b_, compile_only=bool(OFFLINE_COMPILE))
+            if OFFLINE_COMPILE:  # (as _start records the Triton kernels)
                 OFFLINE_COMPILE[-1][1].append(compiled)
-                return compiled
-            return gluon_call(cfg, a_, b_)
+            return compiled
         if cfg.uses_tma:
             programs, args, meta = tma_call(cfg, _descriptor, a_, b_, k_)
             return _start(_gemm_tma_kernel, (programs,))(*args, **meta)
@@ -821,7 +818,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return gluon_ineligible(cfg)
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
-        reasons = [r for r in (_tma_problem(a, "A"), _tma_problem(b, "B")) if r]
+        reasons = [r for r in (descriptor_problem(a, "A"), descriptor_problem(b, "B")) if r]
         return "; ".join(reasons) or None
 
     def gluon_ineligible(cfg: GemmConfig) -> str | None:
@@ -833,11 +830,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs have no bias or activation epilogue"
         if a.element_size() > 2:
             return "gluon_ws configs are for 16- and 8-bit operands"
-        if fp8_precise and cfg.block_m * cfg.block_n > 2 * GLUON_PROMOTE_MAX_ACC * cfg.num_warps * 32:
+        if gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise) is None:
             return (
                 f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
-                f"at most {2 * GLUON_PROMOTE_MAX_ACC} accumulator values per thread, {cfg.block_m}x{cfg.block_n} on "
-                f"{cfg.num_warps} warps has more"
+                f"at most {2 * gluon_hopper.PROMOTE_MAX_ACC} accumulator values per thread, "
+                f"{cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
             )
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"
@@ -910,12 +907,6 @@ def _divisor(x: int) -> int:
     """The largest power of two <= 16 that divides `x` (a size or stride; 0 counts as 16)."""
     return math.gcd(x, 16)
 
-
-# gluon_ws with fp8's precise accumulation: the accumulator, the step's partial sum in flight and
-# the previous one's make three sets of registers; 64 values per thread each (192 registers of the
-# 240 an MMA warp gets) compile without spills for sm_90 (tests/test_gluon.py). Wider tiles (up to
-# twice that) take the tile's halves of N in turn: an accumulator and one half's partial sum.
-GLUON_PROMOTE_MAX_ACC = 64
 
 # Tile of the split-K reduction pass: 64 x 64 fp32 partial sums per program.
 _REDUCE_BLOCK = (64, 64)
@@ -1012,30 +1003,11 @@ def _aligned(t: torch.Tensor, k_dim: int, copy: bool = True) -> torch.Tensor:
     return view
 
 
-def _tma_problem(t: torch.Tensor, name: str) -> str | None:
-    """Why `t` cannot be read through a tensor descriptor (None if it can).
-
-    TMA needs one contiguous dimension, a 16-byte-aligned base and 16-byte
-    multiples for the other dimension's stride.
-    """
-    if t.stride(1) == 1:
-        leading = t.stride(0)
-    elif t.stride(0) == 1:
-        leading = t.stride(1)
-    else:
-        return f"{name} has no contiguous dimension (strides {tuple(t.stride())})"
-    if t.data_ptr() % 16:
-        return f"{name}'s data is not 16-byte aligned"
-    if (leading * t.element_size()) % 16:
-        return f"{name}'s leading stride {leading} is not a multiple of 16 bytes"
-    return None
-
-
 def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:
     """(block shape, transposed) of the descriptor over operand `t`: over `t` itself when it is
     row-major, else over its transpose. `k_dim` is the dimension of `t` that is K (1 for A, 0 for B)."""
     block_mn = cfg.block_m if k_dim == 1 else cfg.block_n
-    transposed = t.stride(1) != 1  # the same test as _tma_problem's
+    transposed = t.stride(1) != 1  # the same test as descriptor_problem's
     along_rows_is_k = (k_dim == 1) != transposed  # the descriptor's last dimension is K
     return ([block_mn, cfg.block_k] if along_rows_is_k else [cfg.block_k, block_mn]), transposed
 

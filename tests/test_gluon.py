@@ -101,6 +101,9 @@ def test_gluon_configs_are_refused_where_they_cannot_run():
         pytest.skip("checks the refusal on a machine without a Hopper GPU")
     with pytest.raises(ValueError, match="cannot run this problem: gluon_ws configs are for Hopper"):
         kernels.matmul(a, a, config=cfg)
+    fp8, one = torch.zeros(1024, 1024).to(torch.float8_e4m3fn), torch.tensor(1.0)
+    with pytest.raises(ValueError, match="gluon_ws configs are for Hopper"):  # (before any register rule)
+        kernels.scaled_matmul(fp8, fp8.t(), one, one, config=GemmConfig(128, 256, 128, 4, 3, variant="gluon_ws"))
 
 
 def test_the_launcher_refuses_operands_the_descriptors_cannot_take():
@@ -173,17 +176,15 @@ def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accu
         assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
 
 
-def test_precise_fp8_refuses_a_tile_whose_accumulator_and_half_partial_do_not_fit():
-    # 128 x 256 on 4 warps: 256 accumulator values per thread, and 128 more for a half's partial sum
-    one = torch.tensor(1.0)
-    a = torch.zeros(1024, 1024).to(torch.float8_e4m3fn)
-    m = importlib.import_module("kernels.matmul")
-    if torch.cuda.is_available():
-        pytest.skip("checks the refusal before any launch; on a GPU the Hopper check comes first elsewhere")
-    # (without a Hopper target the first refusal is the target's; the register rule is checked directly)
-    with pytest.raises(ValueError, match="gluon_ws configs are for Hopper"):
-        kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(128, 256, 128, 4, 3, variant="gluon_ws"))
-    assert 128 * 256 > 2 * m.GLUON_PROMOTE_MAX_ACC * 4 * 32 and 128 * 256 <= 2 * m.GLUON_PROMOTE_MAX_ACC * 8 * 32
+def test_precise_fp8_promotes_by_step_by_halves_or_not_at_all_by_the_registers_it_needs():
+    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
+    promotion = gluon_hopper.promotion
+    # three 64-value accumulators per thread: 128 x 128 on 8 warps, 64 x 128 on 4
+    assert promotion(128, 128, 8, precise=True) == promotion(64, 128, 4, True) == gluon_hopper.PROMOTE_STEP
+    # twice that: the accumulator and half a partial sum
+    assert promotion(128, 256, 8, True) == promotion(64, 256, 4, True) == gluon_hopper.PROMOTE_SPLIT
+    assert promotion(128, 256, 4, True) is None  # 256 values per thread: refused (the GPU test below)
+    assert promotion(128, 256, 4, False) == gluon_hopper.PROMOTE_NONE  # no promotion, one accumulator
 
 
 @pytest.mark.gpu
