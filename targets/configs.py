@@ -178,22 +178,19 @@ class GemmConfig:
         base = (
             f"BM{self.block_m}-BN{self.block_n}-BK{self.block_k}-w{self.num_warps}-s{self.num_stages}-g{self.group_m}"
         )
-        if self.uses_tma or self.uses_gluon:
+        if self.variant in SPLIT_VARIANTS:
+            base = f"{base}-{_SPLIT_SUFFIXES[self.variant]}{self.split_k}"
+        elif self.variant != "tile":
             base = f"{base}-{self.variant.replace('_', '-')}"
-        elif self.variant == "splitk":
-            base = f"{base}-sk{self.split_k}"
-        elif self.variant == "splitk_serial":
-            base = f"{base}-sks{self.split_k}"
-        elif self.variant == "streamk":
-            base = f"{base}-streamk"
-        flags = (("-pad", self.pad), ("-lp", self.late_promotion), ("-fma", self.fma), ("-swap", self.swap_ab))
-        return base + "".join(suffix for suffix, on in flags if on)
+        return base + "".join(suffix for suffix, flag in _FLAG_SUFFIXES.items() if getattr(self, flag))
 
 
-_NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
-_VARIANT_SUFFIXES = {"-tma": "tma", "-tma-ws": "tma_ws", "-tma-store": "tma_store", "-gluon-ws": "gluon_ws",
-                     "-streamk": "streamk"}  # fmt: skip
+# Config names (`str(config)`): the split variants' suffixes (before their split), the others' own
+# name with dashes, then the flags in this order.
+_SPLIT_SUFFIXES = {"splitk": "sk", "splitk_serial": "sks"}
 _FLAG_SUFFIXES = {"-pad": "pad", "-lp": "late_promotion", "-fma": "fma", "-swap": "swap_ab"}
+_NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
+_VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
 
 
 def config_from_name(name: str) -> GemmConfig:
@@ -204,13 +201,14 @@ def config_from_name(name: str) -> GemmConfig:
     bm, bn, bk, warps, stages, group = map(int, match.groups())
     fields: dict = {"group_m": group}
     rest = name[match.end() :]
-    flags = re.findall(r"-(?:pad|lp|fma|swap)(?=-|$)", rest)  # (the flags come last)
+    flags = re.findall(f"(?:{'|'.join(_FLAG_SUFFIXES)})(?=-|$)", rest)  # (the flags come last)
     for flag in flags:
         fields[_FLAG_SUFFIXES[flag]] = True
     rest = rest[: len(rest) - len("".join(flags))] if flags else rest
-    split = re.fullmatch(r"-(sks?)(\d+)", rest)
+    split = re.fullmatch(f"-({'|'.join(_SPLIT_SUFFIXES.values())})(\\d+)", rest)
     if split:
-        fields.update(variant="splitk_serial" if split.group(1) == "sks" else "splitk", split_k=int(split.group(2)))
+        variant = next(v for v, suffix in _SPLIT_SUFFIXES.items() if suffix == split.group(1))
+        fields.update(variant=variant, split_k=int(split.group(2)))
     elif rest:
         if rest not in _VARIANT_SUFFIXES:
             raise ValueError(f"not a GEMM config name: {name!r} (unknown suffix {rest!r})")
