@@ -20,11 +20,10 @@ import argparse
 import functools
 import importlib
 import json
-import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
 
-from ci.ws_probe import cut_outcome
+from ci.ws_probe import cut_outcome, last_error, run_child
 
 
 @dataclass(frozen=True)
@@ -183,21 +182,15 @@ def main(argv=None) -> int:
 def _run_child(probe: Probe, args) -> list[dict]:
     """One config's cells in a child process; a cut child's finished rows are kept."""
     cmd = [sys.executable, "-m", "ci.gluon_probe", "--rounds", str(args.rounds), "--one", json.dumps(asdict(probe))]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        stdout, cut = proc.stdout, None
-    except subprocess.TimeoutExpired as err:
-        stdout = err.stdout.decode(errors="replace") if isinstance(err.stdout, bytes) else (err.stdout or "")
-        cut, proc = err, None
+    stdout, stderr, status = run_child(cmd, args.timeout)
     rows = [json.loads(line[5:]) for line in stdout.splitlines() if line.startswith("row: ")]
     done = {r["cell"] for r in rows}
     missing = [c for c in probe.cells if c not in done]
-    if missing and cut is not None:
+    if missing and status is None:
         after_last = stdout.rsplit("row: ", 1)[-1]
         rows.append({"cell": missing[0], **cut_outcome(after_last, args.timeout)})
     elif missing:
-        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        rows.append({"cell": missing[0], "outcome": "failed", "error": tail[:300]})
+        rows.append({"cell": missing[0], "outcome": "failed", "error": last_error(stderr, 300)})
     return rows
 
 

@@ -240,6 +240,22 @@ def run_one(v: Variant, size: int = 4096) -> dict:
             "tflops": 2 * size**3 / us / 1e6}  # fmt: skip
 
 
+def run_child(cmd: list[str], timeout: float) -> tuple[str, str, int | None]:
+    """(stdout, stderr, exit status) of a probe's child process; the status is None when the
+    timeout cut it (stdout is then what it printed before)."""
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as cut:
+        out = cut.stdout.decode(errors="replace") if isinstance(cut.stdout, bytes) else (cut.stdout or "")
+        return out, "", None
+    return proc.stdout, proc.stderr, proc.returncode
+
+
+def last_error(stderr: str, width: int) -> str:
+    """A failed child's last line of stderr (its exception), cut to `width`."""
+    return (stderr.strip().splitlines() or ["(no output)"])[-1][:width]
+
+
 def cut_outcome(partial_stdout, timeout: float) -> dict:
     """A variant's row when its process was cut at the timeout: the last stage it reported."""
     if isinstance(partial_stdout, bytes):
@@ -301,18 +317,16 @@ def main(argv=None) -> int:
         if args.offline is not None:
             result = compile_offline(v, args.offline)
         else:
-            cmd = [sys.executable, "-m", "ci.ws_probe", "--one", json.dumps(asdict(v))]
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            except subprocess.TimeoutExpired as cut:
-                result = cut_outcome(cut.stdout, args.timeout)
+            stdout, stderr, status = run_child(
+                [sys.executable, "-m", "ci.ws_probe", "--one", json.dumps(asdict(v))], args.timeout
+            )
+            lines = [line for line in stdout.strip().splitlines() if not line.startswith("stage:")]
+            if status is None:
+                result = cut_outcome(stdout, args.timeout)
+            elif status == 0 and lines:
+                result = json.loads(lines[-1])
             else:
-                lines = [line for line in proc.stdout.strip().splitlines() if not line.startswith("stage:")]
-                if proc.returncode == 0 and lines:
-                    result = json.loads(lines[-1])
-                else:
-                    tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-                    result = {"outcome": "failed", "error": tail[:200]}
+                result = {"outcome": "failed", "error": last_error(stderr, 200)}
         rows.append({"variant": asdict(v), "name": v.name, **result})
         print(_row(v, result), flush=True)
     if args.json:
