@@ -207,8 +207,6 @@ if GLUON_IMPORT_ERROR is None:
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(BLOCK_M, BLOCK_N, bits, num_warps)
-        HALF: gl.constexpr = BLOCK_N // 2
-        half_layout: gl.constexpr = _mma_layout(BLOCK_M, HALF, bits, num_warps)
         num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
         k_tiles = gl.cdiv(K, BLOCK_K)
         step = 0
@@ -240,6 +238,8 @@ if GLUON_IMPORT_ERROR is None:
                 _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
+                HALF: gl.constexpr = BLOCK_N // 2
+                half_layout: gl.constexpr = _mma_layout(BLOCK_M, HALF, bits, num_warps)
                 acc0 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
                 acc1 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
                 zero = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
