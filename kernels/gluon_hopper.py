@@ -38,6 +38,7 @@ import torch
 import triton
 
 from kernels._validate import descriptor_problem
+from targets.configs import GLUON_STEP_MAX_ACC
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -389,7 +390,7 @@ PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT = 0, 1, 2
 # previous one's); 64 values per thread each (192 registers of the 240 an MMA warp gets) compile
 # without spills for sm_90 (tests/test_gluon.py). PROMOTE_SPLIT takes tiles of up to twice that:
 # an accumulator and one half's partial sum.
-PROMOTE_MAX_ACC = 64
+PROMOTE_MAX_ACC = GLUON_STEP_MAX_ACC
 
 
 def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int | None:

@@ -27,7 +27,8 @@ from kernels._validate import (
     resolve_out_dtype,
     resolve_precision,
 )
-from targets.configs import GemmConfig, hopper_partitions
+from targets import get as target_spec
+from targets.configs import GemmConfig, gluon_c_tile_bytes, hopper_partitions
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
 _ACT_CODES = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "gelu_tanh": 4}
@@ -838,6 +839,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             )
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"
+        # (fp8's tiles are sized for precise accumulation, which stores wide tiles by halves)
+        smem = cfg.smem_bytes(a.element_size()) + gluon_c_tile_bytes(cfg, a.element_size(), fp8_precise)
+        if smem > HOPPER_SMEM_PER_BLOCK:
+            return (
+                f"gluon_ws {cfg}: its ring and its output tile take {smem} bytes of shared memory here, "
+                f"more than sm_90's {HOPPER_SMEM_PER_BLOCK}"
+            )
         a_, b_, _ = operands(cfg, copy=False)
         return gluon_hopper.unsupported(a_, b_, c)
 
@@ -942,6 +950,10 @@ def _start(kernel, grid):
         return compiled
 
     return compile_
+
+
+# The shared memory one program may take on sm_90 (the gluon_ws launcher's check; H100 and H200 alike).
+HOPPER_SMEM_PER_BLOCK = target_spec("h200").smem_per_block_bytes
 
 
 def _hopper_target() -> bool:

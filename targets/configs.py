@@ -335,11 +335,21 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 # 64 rows), 128-256 columns (the 128 x 256 fp16 tile and the 128 x 128 ones took the H200's
 # 2048-8192 fp16 cells at 0.97-1.06x native: docs/BENCHMARKS.md, 2026-12-02 fourth session),
 # and the registers an MMA warp may hold for accumulators (of the 240 the loader's 24 leave it;
-# fp8 with precise accumulation needs three accumulators, so its launcher takes only the
-# configs with <= 64 values per thread).
+# fp8 with precise accumulation needs three accumulators of <= GLUON_STEP_MAX_ACC values per
+# thread, or, for wider tiles, an accumulator and half a tile's partial sum: kernels/gluon_hopper.py).
 GLUON_STAGES = (3, 4, 5, 6)
 GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4))
 GLUON_MAX_ACC_PER_THREAD = 128
+GLUON_STEP_MAX_ACC = 64
+
+
+def gluon_c_tile_bytes(cfg: GemmConfig, nbytes: int, precise: bool = True, warp_size: int = 32) -> int:
+    """Shared memory of gluon_ws's output tile (16-bit C: fp16/bf16, or fp8's bf16): the whole
+    tile, or half of it for the 8-bit tiles whose precise accumulation goes by halves of N (more
+    than GLUON_STEP_MAX_ACC values per thread), which store each half as it is done."""
+    per_thread = cfg.block_m * cfg.block_n / (cfg.num_warps * warp_size)
+    halves = nbytes == 1 and precise and per_thread > GLUON_STEP_MAX_ACC
+    return cfg.block_m * cfg.block_n * (1 if halves else 2)
 
 
 @functools.cache
@@ -369,10 +379,12 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 continue
             if bm * bn / (warps * spec.warp_size) > GLUON_MAX_ACC_PER_THREAD:
                 continue
-            c_tile = bm * bn * 2  # (the output is 16-bit: fp16/bf16, or fp8's bf16 by default)
             for stages in GLUON_STAGES:
                 cfg = GemmConfig(bm, bn, bk, warps, stages, variant="gluon_ws")
-                # (never deeper than the K loop, as every config: the seed's rule)
+                # (never deeper than the K loop, as every config: the seed's rule; fp8's tiles
+                # sized for its precise accumulation, the matrix's, which fast accumulation's
+                # launcher refuses where its whole output tile would not fit: kernels/matmul.py)
+                c_tile = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size)
                 if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
                     out.append(cfg)
     return out

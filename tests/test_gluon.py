@@ -188,6 +188,18 @@ def test_precise_fp8_promotes_by_step_by_halves_or_not_at_all_by_the_registers_i
 
 
 @pytest.mark.gpu
+def test_fast_accumulation_refuses_a_ring_whose_whole_output_tile_does_not_fit():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    a = torch.zeros(1024, 1024, device="cuda").to(torch.float8_e4m3fn)
+    one = torch.tensor(1.0, device="cuda")
+    cfg = GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws")  # (a precise-accumulation candidate)
+    with pytest.raises(ValueError, match="shared memory"):
+        kernels.scaled_matmul(a, a.t(), one, one, use_fast_accum=True, config=cfg)
+    kernels.scaled_matmul(a, a.t(), one, one, use_fast_accum=False, config=cfg)  # by halves: it fits
+
+
+@pytest.mark.gpu
 def test_precise_fp8_refuses_a_tile_too_wide_for_its_warps_on_the_gpu():
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")

@@ -83,7 +83,8 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
         if cfg.uses_gluon:  # (the Gluon kernel: its ring, its tiles, the output tile beside the ring)
             assert spec.arch == "sm_90" and nbytes <= 2 and M > 64, cfg
             assert (cfg.block_m, cfg.block_n, cfg.num_warps) in GLUON_TILES and cfg.num_stages in GLUON_STAGES
-            c_tile = cfg.block_m * cfg.block_n * 2
+            # 16-bit C, whole; fp8's precise accumulation stores its widest tiles by halves
+            c_tile = cfg.block_m * cfg.block_n * (1 if nbytes == 1 else 2)
             assert cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes, cfg
             assert cfg.num_stages <= math.ceil(K / cfg.block_k)
             continue
@@ -509,9 +510,26 @@ def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_
                    if c.uses_gluon)  # fmt: skip
     # 128 x 256 on 8 warps with 16-bit operands: 3 stages fit beside the output tile, 4 do not
     assert GemmConfig(128, 256, 64, 8, 4, variant="gluon_ws") not in gluon
+    # fp8's (48 KiB a stage too): its precise accumulation stores the tile by halves, so 4 stages fit
+    fp8 = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096, limit=None) if c.uses_gluon]
+    assert GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws") in fp8
+    assert GemmConfig(128, 256, 128, 8, 5, variant="gluon_ws") not in fp8
     for dtype, shape, target in (("fp32", (4096,) * 3, "h200"), ("fp16", (64, 4096, 4096), "h200"),
                                  ("fp16", (4096,) * 3, "a100-80gb"), ("fp16", (4096,) * 3, "b200")):  # fmt: skip
         assert not any(c.uses_gluon for c in candidate_configs(get(target), dtype, *shape, limit=None)), (dtype, target)
+
+
+def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
+    from targets.configs import gluon_c_tile_bytes
+
+    wide, square = (
+        GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws"),
+        GemmConfig(128, 128, 128, 8, 5, variant="gluon_ws"),
+    )
+    assert gluon_c_tile_bytes(wide, 2) == 128 * 256 * 2  # 16-bit operands: the whole 16-bit tile
+    assert gluon_c_tile_bytes(wide, 1) == 128 * 128 * 2  # fp8, precise: 128 values per thread, by halves
+    assert gluon_c_tile_bytes(wide, 1, precise=False) == 128 * 256 * 2  # fast accumulation: whole
+    assert gluon_c_tile_bytes(square, 1) == 128 * 128 * 2  # 64 values per thread: promoted by step, whole
 
 
 def test_no_gluon_config_for_an_output_whose_rows_no_descriptor_takes():
