@@ -459,6 +459,7 @@ class CellResult:
     config: str | None = None
     kernel_hash: str | None = None
     selection: str | None = None  # how the config was chosen
+    instead_of: str | None = None  # the chosen config these operands could not take (`config` ran)
     native_note: str | None = None  # why there is no native baseline, if there is none
     error: str | None = None  # why the cell failed (compile error, wrong result)
     inner: int | None = None
@@ -542,7 +543,7 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
         selection = autotune.last()
         if selection is not None:
             result.config, result.kernel_hash = str(selection.config), selection.kernel_hash
-            result.selection = selection.method
+            result.selection, result.instead_of = selection.method, selection.instead_of
         ref = prep.reference()
         result.rel_error = relative_error(out, ref)
         result.max_rel_error = _max_rel_error(out, ref)

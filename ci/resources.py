@@ -86,7 +86,8 @@ def mma_per_wait(sass: str) -> float | None:
 
 
 def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]:
-    """One row per library entry (or per cell of `cells`): config, speedup and each kernel's resources."""
+    """One row per library entry and per cell that runs its own config (`Library.shape_configs`),
+    or per cell of `cells`: config, speedup and each kernel's resources."""
     import importlib
 
     from triton.runtime import driver
@@ -94,10 +95,22 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
     from benchmarks.cells import Prepared
     from benchmarks.matrix import MatrixError, parse_cell
     from targets import GemmConfig
+    from targets.library import Library
 
     matmul = importlib.import_module("kernels.matmul")
-    entries = [e for e in library["entries"].values() if cells is None or e.get("cell") in cells]
-    missing = set(cells or ()) - {e.get("cell") for e in entries}
+    entries = []  # (cell, config, speedup): each bucket's config, and the cells that run their own
+    shapes = Library(library.get("target", ""), library.get("triton", ""), entries=library["entries"])
+    for key, entry in library["entries"].items():
+        entries.append((entry.get("cell"), GemmConfig(**entry["config"]), entry.get("speedup_over_native")))
+        dtype = str(entry.get("cell")).split()[0]
+        for (M, N, K), config in shapes.shape_configs(key).items():
+            name = f"{dtype} {M}x{N}x{K}"
+            timed = entry["cells"][name]
+            native_ms = timed["time_ms"] * timed["speedup_over_native"] if timed.get("speedup_over_native") else None
+            speedup = native_ms / timed["tried"][str(config)] if native_ms else None
+            entries.append((name, config, speedup))
+    entries = [e for e in entries if cells is None or e[0] in cells]
+    missing = set(cells or ()) - {e[0] for e in entries}
     if missing:
         raise ResourcesError(f"no library entry for cell(s) {', '.join(sorted(missing))}")
     capability = int(spec.arch.removeprefix("sm_").rstrip("a"))
@@ -105,18 +118,17 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
     saved = driver._active  # reset_active() would look for a GPU driver, which may not exist here
     driver.set_active(_offline_driver(capability))
     try:
-        for entry in sorted(entries, key=lambda e: e.get("cell", "")):
+        for name, config, speedup in sorted(entries, key=lambda e: (e[0] or "", str(e[1]))):
             try:
-                _, cell = parse_cell(entry["cell"])
+                _, cell = parse_cell(name)
             except MatrixError as err:
                 raise ResourcesError(str(err)) from None
-            config = GemmConfig(**entry["config"])
             # The benchmarks' own operands (dtypes, layouts, sizes), uninitialised: only compiled.
             prep = Prepared(cell, "cpu", values=False)
             with matmul.compile_only(spec.sm_count) as compiled:
                 prep.triton(config=config)
             rows.append({
-                "cell": cell.name, "config": str(config), "speedup": entry.get("speedup_over_native"),
+                "cell": cell.name, "config": str(config), "speedup": speedup,
                 "kernels": [_usage(k) for k in compiled],
             })  # fmt: skip
     finally:

@@ -60,7 +60,8 @@ def tune_bucket(
     bucket: the library holds one config per bucket, and a config chosen on one
     cell alone was measured 7-14% slower on its bucket's other cells on the
     H200 (1000^3 beside 1024^3). The config with the best geometric mean of its
-    time relative to each cell's fastest wins. The bucket's entry in `library`
+    time relative to each cell's fastest wins (a cell on which another of them was
+    faster by over `library.SHAPE_MARGIN` runs that one: `Library.shape_configs`). The bucket's entry in `library`
     (the incumbent) always joins the fine pass, and is replaced only by a
     config better by more than REPLACE_MARGIN in the same rounds. In the
     interpreter nothing is timed meaningfully: the first `top_k` candidates all

@@ -57,6 +57,10 @@ class ProblemKey:
     def cache_key(self) -> tuple:
         return (self.op, self.dtype, self.precision, self.layout, self.device, shape_bucket(self.M, self.N, self.K))
 
+    def shape_key(self) -> tuple:
+        """The cache key of this exact shape (a tuned library's choice may be per shape)."""
+        return (*self.cache_key(), (self.M, self.N, self.K))
+
     def library_key(self) -> str:
         """The key of this problem's bucket in the tuned-config library."""
         return library.entry_key(self.op, self.dtype, self.precision, self.layout, shape_bucket(self.M, self.N, self.K))
@@ -74,6 +78,9 @@ class Selection:
     timings_ms: dict[str, float] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)  # config -> error
     kernel_hash: str | None = None
+    # The config chosen for these operands' problem when they could not take it, and another ran
+    # (`config`): the bucket's runner-up, or the tile variant (`_runnable`).
+    instead_of: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -89,6 +96,7 @@ class Selection:
             "timings_ms": self.timings_ms,
             "failed": self.failed,
             "kernel_hash": self.kernel_hash,
+            "instead_of": self.instead_of,
         }
 
 
@@ -180,10 +188,11 @@ def shutdown_workers() -> None:
 
 
 def _tuned(key: ProblemKey, target: str) -> GemmConfig | None:
-    """The config `gemmwatch tune` measured best for this problem's bucket (targets/tuned/), if any."""
+    """The config `gemmwatch tune` measured best for this problem's shape or else its bucket
+    (targets/tuned/), if any."""
     import triton
 
-    return library.lookup(target, triton.__version__, key.library_key())
+    return library.lookup(target, triton.__version__, key.library_key(), (key.M, key.N, key.K))
 
 
 def _stored_key(key: ProblemKey, target: str) -> str:
@@ -266,21 +275,18 @@ def run(
         else:
             candidates = [c for c in configs if not ineligible(c)]
         return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, timer))
-    cached = _CACHE.get(key.cache_key())
+    # (a tuned choice is remembered per shape, the library's may be; any other per bucket)
+    cached = _CACHE.get(key.shape_key()) or _CACHE.get(key.cache_key())
     if cached is not None:
-        launch(_runnable(cached.config, ineligible, key, spec.name))
-        return _remember(cached)
+        return _launch_chosen(cached, key, launch, ineligible)
     tuned = _tuned(key, spec.name)
     if tuned is not None:
-        selection = Selection(key, spec.name, tuned, "tuned")
-        selection.kernel_hash = _kernel_hash(launch(_runnable(tuned, ineligible, key, spec.name)))
-        _CACHE[key.cache_key()] = selection
-        return _remember(selection)
+        _CACHE[key.shape_key()] = selection = Selection(key, spec.name, tuned, "tuned")
+        return _launch_chosen(selection, key, launch, ineligible)
     stored = _load_stored(key, spec.name)
     if stored is not None:
-        stored.kernel_hash = _kernel_hash(launch(_runnable(stored.config, ineligible, key, spec.name)))
         _CACHE[key.cache_key()] = stored
-        return _remember(stored)
+        return _launch_chosen(stored, key, launch, ineligible)
     candidates = _eligible_candidates(spec, key, ineligible)
     if spec.is_interpreter:
         selection = Selection(key, spec.name, candidates[0], "ranked")
@@ -290,6 +296,28 @@ def run(
         _store(selection)
     _CACHE[key.cache_key()] = selection
     return _remember(selection)
+
+
+def _launch_chosen(
+    selection: Selection,
+    key: ProblemKey,
+    launch: Callable[[GemmConfig], object],
+    ineligible: Callable[[GemmConfig], str | None],
+) -> Selection:
+    """Launch a remembered choice, or what runs in its place for these operands (`_runnable`);
+    the selection returned names the config that ran."""
+    import dataclasses
+
+    config = _runnable(selection.config, ineligible, key, selection.target)
+    compiled = launch(config)
+    if config == selection.config:
+        if selection.kernel_hash is None:
+            selection.kernel_hash = _kernel_hash(compiled)
+        return _remember(selection)
+    ran = dataclasses.replace(
+        selection, config=config, kernel_hash=_kernel_hash(compiled), instead_of=str(selection.config)
+    )
+    return _remember(ran)
 
 
 def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig], str | None]) -> list[GemmConfig]:

@@ -23,6 +23,9 @@ from targets.configs import GemmConfig, config_from_name
 DEFAULT_DIR = Path(__file__).with_name("tuned")
 ENV_DIR = "GEMMWATCH_TUNED_DIR"  # another library directory
 ENV_USE = "GEMMWATCH_TUNED"  # "0": ignore the library (autotune instead)
+# A cell of a bucket runs the config the tune measured fastest on it, rather than the bucket's,
+# where that one was faster by more than this (the tune's own margin for replacing an entry).
+SHAPE_MARGIN = 0.01
 
 
 class TunedVersionWarning(UserWarning):
@@ -48,9 +51,41 @@ class Library:
     meta: dict = field(default_factory=dict)  # date, torch, cuda, device of the measurement
     entries: dict[str, dict] = field(default_factory=dict)
 
-    def config_for(self, key: str) -> GemmConfig | None:
+    def config_for(self, key: str, shape: tuple[int, int, int] | None = None) -> GemmConfig | None:
+        """The bucket's config, or with `shape` (M, N, K), the config this exact shape ran fastest
+        with where the tune timed it (`shape_configs`)."""
         entry = self.entries.get(key)
-        return GemmConfig(**entry["config"]) if entry else None
+        if not entry:
+            return None
+        if shape is not None:
+            own = self.shape_configs(key).get(tuple(shape))
+            if own is not None:
+                return own
+        return GemmConfig(**entry["config"])
+
+    def shape_configs(self, key: str) -> dict[tuple[int, int, int], GemmConfig]:
+        """{(M, N, K): config} for the cells of `key`'s bucket on which another config the tune
+        timed beat the bucket's by more than SHAPE_MARGIN (in the same rounds: each cell's
+        `tried`). The bucket keeps one config, the best over its cells; a cell whose own best
+        differs runs that one (on the H200, 4096^3 beside 4096x3584x3584, 1000^3 beside 1024^3)."""
+        entry = self.entries.get(key) or {}
+        chosen = str(GemmConfig(**entry["config"])) if entry else None
+        out = {}
+        for name, cell in (entry.get("cells") or {}).items():
+            parts = name.split()
+            tried = cell.get("tried") or {}
+            if len(parts) != 2 or chosen not in tried:  # (a fused epilogue's cell: no shape of its own)
+                continue
+            best = min(tried, key=tried.get)
+            if tried[best] >= tried[chosen] * (1 - SHAPE_MARGIN):
+                continue
+            try:
+                config = config_from_name(best)
+                shape = tuple(int(x) for x in parts[1].split("x"))
+            except ValueError:
+                continue  # (a config this version of the code no longer names so)
+            out[shape] = config
+        return out
 
     def runners_up(self, key: str) -> list[GemmConfig]:
         """The other configs the tune timed on every cell of `key`'s bucket, best first (by the
@@ -97,8 +132,9 @@ def load(target: str, triton_version: str, directory: Path | None = None) -> Lib
 _REPORTED: set[tuple[str, str]] = set()
 
 
-def lookup(target: str, triton_version: str, key: str) -> GemmConfig | None:
-    """The tuned config for `key`, if the library for this Triton version has one.
+def lookup(target: str, triton_version: str, key: str, shape: tuple[int, int, int] | None = None) -> GemmConfig | None:
+    """The tuned config for `key` (for `shape`, if given: `Library.config_for`), if the library
+    for this Triton version has one.
 
     When only other Triton versions have been tuned for this target, say so once
     (TunedVersionWarning) and return None: a config chosen under another
@@ -107,7 +143,7 @@ def lookup(target: str, triton_version: str, key: str) -> GemmConfig | None:
     if os.environ.get(ENV_USE, "1") == "0":
         return None
     directory = library_dir()
-    config = _cached(target, triton_version, directory).config_for(key)
+    config = _cached(target, triton_version, directory).config_for(key, shape)
     if config is None and (target, triton_version) not in _REPORTED:
         others = sorted(p.name for p in directory.glob(f"{target}-triton*.json")) if directory.is_dir() else []
         if others and not library_path(target, triton_version, directory).exists():

@@ -494,6 +494,45 @@ def test_a_tuned_choice_these_operands_cannot_take_gives_way_to_the_buckets_runn
     real = autotune._runnable
     monkeypatch.setattr(autotune, "_runnable", lambda cfg, *rest: launched.append(real(cfg, *rest)) or launched[-1])
     out = kernels.matmul(a, b, bias=bias, activation="relu")
-    assert autotune.last().method == "tuned" and autotune.last().config == chosen
     assert launched == [runner_up]  # (the gluon config is for Hopper alone, and has no epilogue)
+    # (what the run records: the config that ran, and the one it stood in for)
+    assert (autotune.last().method, autotune.last().config, autotune.last().instead_of) == (
+        "tuned",
+        runner_up,
+        str(chosen),
+    )
     assert relative_error(out, reference_gemm(a, b, bias=bias, activation="relu")) <= TOLERANCE["fp16"]
+    kernels.matmul(a, b)  # (the plain GEMM of the bucket: the gluon config is offered, and refused
+    assert autotune.last().config == runner_up  # here for want of Hopper, as it was above)
+
+
+def test_a_shape_the_tune_timed_runs_its_own_fastest_config_where_it_beat_the_buckets(
+    device, rng, monkeypatch, tmp_path
+):
+    import json
+
+    import triton
+
+    from kernels import autotune
+    from targets import detect
+
+    kernels.matmul(_randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device))
+    key = autotune.last().key
+    chosen, faster = GemmConfig(32, 32, 32, 4, 2), GemmConfig(16, 32, 32, 4, 2)
+    cells = {  # (times in ms, each cell's configs timed in the same rounds)
+        "fp16 40x48x64": {"tried": {str(faster): 0.90, str(chosen): 1.00}},  # 10% faster: its own
+        "fp16 33x48x64": {"tried": {str(faster): 0.995, str(chosen): 1.00}},  # within 1%: the bucket's
+        "fp16 40x48x64 bias+gelu": {"tried": {str(faster): 0.5, str(chosen): 1.00}},  # (no shape of its own)
+        "fp16 48x48x64": {"tried": {str(faster): 0.5}},  # (the bucket's config not timed on it)
+    }
+    entry = {"cell": "fp16 40x48x64", "config": chosen.as_dict(), "cells": cells}
+    library_file = tmp_path / f"{detect().name}-triton{triton.__version__}.json"
+    library_file.write_text(json.dumps({"target": detect().name, "triton": triton.__version__, "meta": {},
+                                        "entries": {key.library_key(): entry}}))  # fmt: skip
+    monkeypatch.setenv("GEMMWATCH_TUNED_DIR", str(tmp_path))
+    monkeypatch.setattr(autotune, "_CACHE", {})
+    for M, expected in ((40, faster), (33, chosen), (48, chosen), (40, faster), (47, chosen)):
+        a, b = _randn((M, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
+        out = kernels.matmul(a, b)
+        assert (autotune.last().method, autotune.last().config) == ("tuned", expected), M
+        assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
