@@ -68,6 +68,10 @@ def _usage(compiled) -> dict:
         "shared_bytes": int(compiled.metadata.shared) + int(fields.get("SHARED", 0)),
         "warps": int(compiled.metadata.num_warps),
         "mma_per_wait": mma_per_wait(sass),
+        # the thread counts of the partial barriers (a named barrier over some of the CTA's warps)
+        "barrier_threads": sorted(
+            {int(n, 16) for n in re.findall(r"BAR\.SYNC\.DEFER_BLOCKING 0x[0-9a-f]+, (0x[0-9a-f]+)", sass)}
+        ),
     }
 
 

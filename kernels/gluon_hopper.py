@@ -63,6 +63,10 @@ SCALE_NONE, SCALE_TENSOR, SCALE_VECTOR = 0, 1, 2
 # warpgroup can be given (setmaxnreg); the loader only computes tile coordinates.
 LOADER_REGS = 24
 
+# Registers of the second MMA warpgroup's partition (SPLIT_WARPGROUPS): what the first, the
+# default partition, is also raised to (the register file of 3 warpgroups: 240 + 240 + 24 <= 512).
+MMA_REGS = 240
+
 # The register file every program may use (65536 32-bit registers per SM, one program per SM).
 _REGISTER_FILE = 65536
 
@@ -74,6 +78,7 @@ def available() -> str | None:
 
 if GLUON_IMPORT_ERROR is None:
     _LOADER_REGS = gl.constexpr(LOADER_REGS)
+    _MMA_REGS = gl.constexpr(MMA_REGS)
     # The TMA copies' names: async_load / async_store from Triton 3.7 on (the old ones raise there).
     _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
     _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
@@ -171,12 +176,16 @@ if GLUON_IMPORT_ERROR is None:
                 step += 1
 
     @gluon.jit
-    def _wait_slot(a_bufs, b_bufs, ready, step):
-        """Wait until the ring slot of `step` holds its operands; its (A, B) tiles."""
+    def _wait_slot(a_bufs, b_bufs, ready, step, ROW0: gl.constexpr, ROWS: gl.constexpr):
+        """Wait until the ring slot of `step` holds its operands; its (A rows ROW0 .. ROW0 + ROWS,
+        B) tiles."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
         slot = step % STAGES
         mbarrier.wait(ready.index(slot), (step // STAGES) & 1)
-        return a_bufs.index(slot), b_bufs.index(slot)
+        a = a_bufs.index(slot)
+        if ROWS < a_bufs.type.shape[1]:
+            a = a.slice(ROW0, ROWS)
+        return a, b_bufs.index(slot)
 
     @gluon.jit
     def _release(empty, step, pred=True):
@@ -189,10 +198,11 @@ if GLUON_IMPORT_ERROR is None:
         a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
-        num_warps: gl.constexpr,
+        ROW0: gl.constexpr, ROWS: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
-        """The MMA partition: asynchronous warpgroup MMAs; a ring slot goes back to the loader as
-        soon as the MMA that read it has finished.
+        """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
+        output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
+        back to the loader as soon as the MMA that read it has finished (each partition arrives).
 
         PROMOTE 0: one accumulator, one MMA step in flight while the next is issued.
         PROMOTE 1 (fp8, precise): each step's partial sum from zero while the previous step's is
@@ -207,16 +217,17 @@ if GLUON_IMPORT_ERROR is None:
         other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
-        layout: gl.constexpr = _mma_layout(BLOCK_M, BLOCK_N, bits, num_warps)
+        layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
         num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
         k_tiles = gl.cdiv(K, BLOCK_K)
         step = 0
         for tile_id in range(gl.program_id(0), num_tiles, num_programs):
             off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            off_m += ROW0
             if PROMOTE == 0:
-                acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
+                acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 for ki in range(k_tiles):
-                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
                     acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
                     _release(empty, step + empty.type.shape[0] - 1, pred=ki > 0)
@@ -225,11 +236,11 @@ if GLUON_IMPORT_ERROR is None:
                 _release(empty, step + empty.type.shape[0] - 1)
                 _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
             elif PROMOTE == 1:
-                acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
-                zero = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, layout)
+                acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
+                zero = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 part = zero
                 for _ in range(k_tiles):
-                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
                     acc += part
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
@@ -240,12 +251,12 @@ if GLUON_IMPORT_ERROR is None:
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
                 HALF: gl.constexpr = BLOCK_N // 2
-                half_layout: gl.constexpr = _mma_layout(BLOCK_M, HALF, bits, num_warps)
-                acc0 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
-                acc1 = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
-                zero = gl.zeros([BLOCK_M, HALF], gl.float32, half_layout)
+                half_layout: gl.constexpr = _mma_layout(ROWS, HALF, bits, num_warps)
+                acc0 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
+                acc1 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
+                zero = gl.zeros([ROWS, HALF], gl.float32, half_layout)
                 for _ in range(k_tiles):
-                    a, b = _wait_slot(a_bufs, b_bufs, ready, step)  # (B: (BLOCK_N, BLOCK_K), K-major)
+                    a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)  # (B: (BLOCK_N, BLOCK_K), K-major)
                     part = warpgroup_mma(a, b.slice(0, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
                     acc0 += part
@@ -263,39 +274,123 @@ if GLUON_IMPORT_ERROR is None:
         a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
-        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, num_warps: gl.constexpr,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
-        partition and an MMA partition (module docstring)."""
+        partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
+        two MMA partitions of one warpgroup (`num_warps` 4) each, on the two halves of the
+        tile's rows."""
+        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
+        ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
-        c_smem = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
+        c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
-            mbarrier.init(empty.index(i), count=1)
+            mbarrier.init(empty.index(i), count=PARTS)  # (a slot is free once every MMA partition is done with it)
         fence_async_shared()
-        gl.warp_specialize(
-            [
-                (
-                    _ws_mma,
+        # (Gluon takes the partitions' functions only inline, in the call)
+        if SPLIT_WARPGROUPS:
+            gl.warp_specialize(
+                [
                     (
-                        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
-                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, num_warps,
+                        _ws_mma,
+                        (
+                            a_bufs,
+                            b_bufs,
+                            ready,
+                            empty,
+                            c_desc,
+                            c_smem.index(0),
+                            scale_a_ptr,
+                            scale_b_ptr,
+                            M,
+                            N,
+                            K,
+                            num_programs,
+                            BLOCK_M,
+                            BLOCK_N,
+                            BLOCK_K,
+                            GROUP_M,
+                            B_KMAJOR,
+                            PROMOTE,
+                            SCALE_A,
+                            SCALE_B,
+                            0,
+                            ROWS,
+                            num_warps,
+                        ),
                     ),
-                ),
-                (
-                    _ws_loader,
                     (
+                        _ws_mma,
+                        (
+                            a_bufs,
+                            b_bufs,
+                            ready,
+                            empty,
+                            c_desc,
+                            c_smem.index(1),
+                            scale_a_ptr,
+                            scale_b_ptr,
+                            M,
+                            N,
+                            K,
+                            num_programs,
+                            BLOCK_M,
+                            BLOCK_N,
+                            BLOCK_K,
+                            GROUP_M,
+                            B_KMAJOR,
+                            PROMOTE,
+                            SCALE_A,
+                            SCALE_B,
+                            ROWS,
+                            ROWS,
+                            num_warps,
+                        ),
+                    ),
+                    (
+                        _ws_loader,
+                        (
+                            a_desc,
+                            b_desc,
+                            a_bufs,
+                            b_bufs,
+                            ready,
+                            empty,
+                            M,
+                            N,
+                            K,
+                            num_programs,
+                            BLOCK_M,
+                            BLOCK_N,
+                            BLOCK_K,
+                            GROUP_M,
+                            B_KMAJOR,
+                        ),
+                    ),
+                ],
+                [num_warps, 1],
+                [_MMA_REGS, _LOADER_REGS],
+            )
+        else:
+            gl.warp_specialize(
+                [
+                    (_ws_mma, (
+                        a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr, M, N, K,
+                        num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B,
+                        0, ROWS, num_warps,
+                    )),
+                    (_ws_loader, (
                         a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
                         BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR,
-                    ),
-                ),
-            ],
-            [1],
-            [_LOADER_REGS],
-        )  # fmt: skip
+                    )),
+                ],
+                [1],
+                [_LOADER_REGS],
+            )  # fmt: skip
 
 
 _GL_DTYPES = {
@@ -358,6 +453,7 @@ def launch_args(
     group_m: int,
     promote: int,
     programs: int,
+    split_warpgroups: bool = False,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
     M, K = a.shape
@@ -365,8 +461,9 @@ def launch_args(
     b_kmajor = _b_kmajor(b)
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
-    # (PROMOTE 2 stores the tile by halves of N)
-    c_desc = descriptor(c, [block_m, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
+    # (PROMOTE 2 stores the tile by halves of N; split warpgroups each store their half of the rows)
+    parts = 2 if split_warpgroups else 1
+    c_desc = descriptor(c, [block_m // parts, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
     modes = []
     for s in (scale_a, scale_b):
         modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
@@ -377,7 +474,8 @@ def launch_args(
     )  # fmt: skip
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
-        B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1], num_warps=num_warps,
+        B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
+        SPLIT_WARPGROUPS=split_warpgroups, num_warps=num_warps // parts,
     )  # fmt: skip
     return args, meta
 
@@ -426,12 +524,14 @@ def gemm(
     group_m: int = 8,
     promote: int = PROMOTE_NONE,
     programs: int | None = None,
+    split_warpgroups: bool = False,
     compile_only: bool = False,
 ):
     """Launch (or with `compile_only`, compile) the Gluon kernel: C = scale_a * scale_b * (A @ B).
 
     `promote`: PROMOTE_STEP or PROMOTE_SPLIT for fp8's precise accumulation (use_fast_accum=False:
     partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
+    `split_warpgroups` ("gluon_wg"; 8 warps on 128 rows): each MMA warpgroup its own partition.
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -439,13 +539,17 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
+    if split_warpgroups and (num_warps != 8 or block_m != 128):
+        raise ValueError(
+            f"gluon gemm: split warpgroups take 128-row tiles on 8 warps, got {block_m} rows, {num_warps} warps"
+        )
     if programs is None:
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
     programs = min(programs, tiles)
     args, meta = launch_args(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
-        num_warps=num_warps, group_m=group_m, promote=promote, programs=programs,
+        num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

@@ -769,7 +769,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
-            programs=_sm_count(a.device), compile_only=compile_only,
+            programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):

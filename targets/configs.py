@@ -27,7 +27,9 @@ Rules (the first seed's, made concrete):
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
   where Gluon's Hopper module is installed: 128 x 128-256 tiles on 8 warps and 64-row ones on
-  4, the ring as deep as the shared memory holds beside the output tile (GLUON_STAGES).
+  4, the ring as deep as the shared memory holds beside the output tile (GLUON_STAGES). The
+  8-warp tiles also come as "gluon_wg": each MMA warpgroup its own partition on half the
+  tile's rows, so that the two do not wait for each other at every K step.
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions.
@@ -54,7 +56,7 @@ STREAMK_WAVE_EFFICIENCY = 0.8
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
 LATE_PROMOTION_MAX_BLOCK_K = 128
 LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
-VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws")
+VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
@@ -155,8 +157,8 @@ class GemmConfig:
 
     @property
     def uses_gluon(self) -> bool:
-        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variant "gluon_ws")."""
-        return self.variant == "gluon_ws"
+        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variants "gluon_ws", "gluon_wg")."""
+        return self.variant in ("gluon_ws", "gluon_wg")
 
     @property
     def uses_tma(self) -> bool:
@@ -387,6 +389,8 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 c_tile = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size)
                 if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
                     out.append(cfg)
+                    if (bm, warps) == (128, 8):  # (and with each of its two MMA warpgroups a partition)
+                        out.append(dataclasses.replace(cfg, variant="gluon_wg"))
     return out
 
 

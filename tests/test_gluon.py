@@ -52,9 +52,9 @@ for dtype, cfg, scaling in json.loads(sys.argv[1]):
 """
 
 
-def _gluon(bm, bn, bk, warps, stages):
+def _gluon(bm, bn, bk, warps, stages, variant="gluon_ws"):
     return {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages,
-            "variant": "gluon_ws"}  # fmt: skip
+            "variant": variant}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,10 @@ def compiled():
         ("fp8", _gluon(128, 256, 128, 8, 4), "tensorwise"),  # (precise on a wide tile: by halves of N)
         ("fp8", _gluon(64, 128, 128, 4, 5), "rowwise"),
         ("fp8", _gluon(128, 256, 128, 8, 3), "fast"),
+        # each MMA warpgroup its own partition
+        ("float16", _gluon(128, 256, 64, 8, 3, "gluon_wg"), None),
+        ("fp8", _gluon(128, 256, 128, 8, 3, "gluon_wg"), "rowwise"),  # (by halves of N)
+        ("fp8", _gluon(128, 128, 128, 8, 5, "gluon_wg"), "tensorwise"),  # (by step)
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
@@ -85,6 +89,17 @@ def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compil
         assert k["warps"] == warps + 4 and k["setmaxnreg"] > 0, k
         assert k["spill_bytes"] == 0, k
         assert k["shared_bytes"] <= 227 * 1024, k
+
+
+def test_split_warpgroups_synchronise_only_within_each_warpgroup(compiled):
+    # gluon_ws's 8-warp MMA partition waits for both warpgroups at every K step (a 256-thread
+    # barrier before giving the slot back), so their promotion adds fall together and leave the
+    # tensor cores idle; gluon_wg's warpgroups are partitions of their own (128-thread barriers).
+    for k in compiled:
+        if "gluon-wg" in k["config"]:
+            assert k["barrier_threads"] == [128], k
+        elif "w8" in k["config"]:
+            assert 256 in k["barrier_threads"], k
 
 
 def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled):
@@ -132,6 +147,10 @@ GPU_CASES = [
     ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4)),
     ("bf16", (4096, 3584, 3584), (64, 256, 64, 4, 3)),
     ("fp16", (129, 4096, 14336), (128, 128, 128, 8, 3)),
+    # each MMA warpgroup its own partition: the second's rows past M on 129 rows, edges in M and N
+    ("fp16", (4096, 4096, 4096), (128, 256, 64, 8, 3, "gluon_wg")),
+    ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 5, "gluon_wg")),
+    ("fp16", (129, 4096, 14336), (128, 128, 128, 8, 3, "gluon_wg")),
 ]
 
 
@@ -149,7 +168,7 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     a = _randn((M, K), torch_dtype, gen)
     b = _randn((K, N), torch_dtype, gen) if b_layout == "row" else _randn((N, K), torch_dtype, gen).t()
     out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
-    kernels.matmul(a, b, out=out, config=GemmConfig(*tile, variant="gluon_ws"))
+    kernels.matmul(a, b, out=out, config=GemmConfig(*tile[:5], variant=(*tile, "gluon_ws")[5]))
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
 
 
@@ -161,13 +180,14 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     [(False, (128, 128, 128, 8, 5)), (False, (128, 256, 128, 8, 4)), (True, (128, 256, 128, 8, 3))],
     ids=["precise", "precise-halves", "fast-accum"],
 )
-def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accum, tile):
+@pytest.mark.parametrize("variant", ["gluon_ws", "gluon_wg"])
+def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accum, tile, variant):
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(5)
     N = shape[1]
     a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
-    cfg = GemmConfig(*tile, variant="gluon_ws")
+    cfg = GemmConfig(*tile, variant=variant)
     kernels.scaled_matmul(a, b, sa, sb, use_fast_accum=fast_accum, out=out, config=cfg)
     ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]

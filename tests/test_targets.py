@@ -146,7 +146,9 @@ def test_gemm_config_validates_itself():
     assert str(GemmConfig(16, 64, 128, 4, 3, variant="splitk_serial", split_k=8)) == "BM16-BN64-BK128-w4-s3-g8-sks8"
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
-    with pytest.raises(ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, got 'streamk2'"):
+    with pytest.raises(
+        ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, gluon_wg, got 'streamk2'"
+    ):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk2")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk")
@@ -514,6 +516,14 @@ def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_
     fp8 = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096, limit=None) if c.uses_gluon]
     assert GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws") in fp8
     assert GemmConfig(128, 256, 128, 8, 5, variant="gluon_ws") not in fp8
+    # the 8-warp tiles also with each MMA warpgroup a partition of its own; the 4-warp ones have one
+    split = {(c.block_m, c.block_n, c.num_warps) for c in space + fp8 if c.variant == "gluon_wg"}
+    assert split == {(128, 128, 8), (128, 256, 8)}
+    assert {dataclasses.replace(c, variant="gluon_ws") for c in space if c.variant == "gluon_wg"} <= set(gluon)
+    assert str(GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg")) == "BM128-BN256-BK64-w8-s3-g8-gluon-wg"
+    from targets.configs import config_from_name
+
+    assert config_from_name("BM128-BN256-BK64-w8-s3-g8-gluon-wg") == GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg")
     for dtype, shape, target in (("fp32", (4096,) * 3, "h200"), ("fp16", (64, 4096, 4096), "h200"),
                                  ("fp16", (4096,) * 3, "a100-80gb"), ("fp16", (4096,) * 3, "b200")):  # fmt: skip
         assert not any(c.uses_gluon for c in candidate_configs(get(target), dtype, *shape, limit=None)), (dtype, target)
