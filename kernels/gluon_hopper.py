@@ -291,102 +291,31 @@ if GLUON_IMPORT_ERROR is None:
             mbarrier.init(ready.index(i), count=1)
             mbarrier.init(empty.index(i), count=PARTS)  # (a slot is free once every MMA partition is done with it)
         fence_async_shared()
-        # (Gluon takes the partitions' functions only inline, in the call)
+        # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
+        # call: the two forms below differ in the second MMA partition alone)
         if SPLIT_WARPGROUPS:
             gl.warp_specialize(
                 [
-                    (
-                        _ws_mma,
-                        (
-                            a_bufs,
-                            b_bufs,
-                            ready,
-                            empty,
-                            c_desc,
-                            c_smem.index(0),
-                            scale_a_ptr,
-                            scale_b_ptr,
-                            M,
-                            N,
-                            K,
-                            num_programs,
-                            BLOCK_M,
-                            BLOCK_N,
-                            BLOCK_K,
-                            GROUP_M,
-                            B_KMAJOR,
-                            PROMOTE,
-                            SCALE_A,
-                            SCALE_B,
-                            0,
-                            ROWS,
-                            num_warps,
-                        ),
-                    ),
-                    (
-                        _ws_mma,
-                        (
-                            a_bufs,
-                            b_bufs,
-                            ready,
-                            empty,
-                            c_desc,
-                            c_smem.index(1),
-                            scale_a_ptr,
-                            scale_b_ptr,
-                            M,
-                            N,
-                            K,
-                            num_programs,
-                            BLOCK_M,
-                            BLOCK_N,
-                            BLOCK_K,
-                            GROUP_M,
-                            B_KMAJOR,
-                            PROMOTE,
-                            SCALE_A,
-                            SCALE_B,
-                            ROWS,
-                            ROWS,
-                            num_warps,
-                        ),
-                    ),
-                    (
-                        _ws_loader,
-                        (
-                            a_desc,
-                            b_desc,
-                            a_bufs,
-                            b_bufs,
-                            ready,
-                            empty,
-                            M,
-                            N,
-                            K,
-                            num_programs,
-                            BLOCK_M,
-                            BLOCK_N,
-                            BLOCK_K,
-                            GROUP_M,
-                            B_KMAJOR,
-                        ),
-                    ),
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
+                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
+                               SCALE_A, SCALE_B, 0, ROWS, num_warps)),
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
+                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
+                               SCALE_A, SCALE_B, ROWS, ROWS, num_warps)),
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR)),
                 ],
                 [num_warps, 1],
                 [_MMA_REGS, _LOADER_REGS],
-            )
+            )  # fmt: skip
         else:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (
-                        a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr, M, N, K,
-                        num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B,
-                        0, ROWS, num_warps,
-                    )),
-                    (_ws_loader, (
-                        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
-                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR,
-                    )),
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
+                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
+                               SCALE_A, SCALE_B, 0, ROWS, num_warps)),
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR)),
                 ],
                 [1],
                 [_LOADER_REGS],

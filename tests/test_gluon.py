@@ -207,12 +207,17 @@ def test_precise_fp8_promotes_by_step_by_halves_or_not_at_all_by_the_registers_i
     assert promotion(128, 256, 4, False) == gluon_hopper.PROMOTE_NONE  # no promotion, one accumulator
 
 
-@pytest.mark.gpu
-def test_fast_accumulation_refuses_a_ring_whose_whole_output_tile_does_not_fit():
+@pytest.fixture
+def fp8_zeros():
+    """(A, its scale) for the launcher's refusals on the GPU: 1024 x 1024 fp8 zeros and 1.0."""
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
-    a = torch.zeros(1024, 1024, device="cuda").to(torch.float8_e4m3fn)
-    one = torch.tensor(1.0, device="cuda")
+    return torch.zeros(1024, 1024, device="cuda").to(torch.float8_e4m3fn), torch.tensor(1.0, device="cuda")
+
+
+@pytest.mark.gpu
+def test_fast_accumulation_refuses_a_ring_whose_whole_output_tile_does_not_fit(fp8_zeros):
+    a, one = fp8_zeros
     cfg = GemmConfig(128, 256, 128, 8, 4, variant="gluon_ws")  # (a precise-accumulation candidate)
     with pytest.raises(ValueError, match="shared memory"):
         kernels.scaled_matmul(a, a.t(), one, one, use_fast_accum=True, config=cfg)
@@ -220,10 +225,7 @@ def test_fast_accumulation_refuses_a_ring_whose_whole_output_tile_does_not_fit()
 
 
 @pytest.mark.gpu
-def test_precise_fp8_refuses_a_tile_too_wide_for_its_warps_on_the_gpu():
-    if not torch.cuda.is_available():
-        pytest.skip("needs a GPU")
-    a = torch.zeros(1024, 1024, device="cuda").to(torch.float8_e4m3fn)
-    one = torch.tensor(1.0, device="cuda")
+def test_precise_fp8_refuses_a_tile_too_wide_for_its_warps_on_the_gpu(fp8_zeros):
+    a, one = fp8_zeros
     with pytest.raises(ValueError, match="accumulator and a partial sum of half the tile"):
         kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(128, 256, 128, 4, 3, variant="gluon_ws"))
