@@ -332,15 +332,18 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     return tuple(_interleave_tiles(usual) + _interleave_tiles(deep))
 
 
-# gluon_ws: its ring depths (a slot per K step in flight; 2 stages leave the loader no slack),
+# gluon_ws: its ring depths (a slot per K step in flight; 2 stages leave the loader no slack; 8-12
+# for the small tiles of memory-bound problems, as cuBLAS's 7-13 on the H200's 128-row fp8 cells),
 # its tiles (rows, columns, warps): two warpgroups on 128 rows or one on 64 (a warpgroup MMA has
 # 64 rows), 128-256 columns (the 128 x 256 fp16 tile and the 128 x 128 ones took the H200's
 # 2048-8192 fp16 cells at 0.97-1.06x native: docs/BENCHMARKS.md, 2026-12-02 fourth session),
+# and 64 columns (cuBLAS's 128 x 64 and 64 x 64 tiles, in the 1024^3 and 128-row cells, which
+# make about one wave of tiles there: docs/BENCHMARKS.md, 2026-12-02 fifth session),
 # and the registers an MMA warp may hold for accumulators (of the 240 the loader's 24 leave it;
 # fp8 with precise accumulation needs three accumulators of <= GLUON_STEP_MAX_ACC values per
 # thread, or, for wider tiles, an accumulator and half a tile's partial sum: kernels/gluon_hopper.py).
-GLUON_STAGES = (3, 4, 5, 6)
-GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4))
+GLUON_STAGES = (3, 4, 5, 6, 8, 12)
+GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4), (128, 64, 4), (128, 64, 8), (64, 64, 4))
 GLUON_MAX_ACC_PER_THREAD = 128
 GLUON_STEP_MAX_ACC = 64
 

@@ -73,6 +73,9 @@ def compiled():
         ("float16", _gluon(128, 256, 64, 8, 3, "gluon_wg"), None),
         ("fp8", _gluon(128, 256, 128, 8, 3, "gluon_wg"), "rowwise"),  # (by halves of N)
         ("fp8", _gluon(128, 128, 128, 8, 5, "gluon_wg"), "tensorwise"),  # (by step)
+        # 64 columns: one warpgroup on 128 rows; a 12-slot ring
+        ("float16", _gluon(128, 64, 64, 4, 8), None),
+        ("fp8", _gluon(64, 64, 128, 4, 12), "tensorwise"),
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
@@ -106,7 +109,9 @@ def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled)
     # 64-deep fp16 steps: 4 wgmma of k16; 128-deep fp8 steps: 4 of k32, the precise accumulation's
     # adds of the previous step's partial sum issued between them (not one wait per MMA: C7514).
     for k in compiled:
-        assert k["mma_per_wait"] == 4.0, k
+        # (a warpgroup on 128 rows issues each K sub-step's MMA for both halves of its rows: 8)
+        rows_per_warpgroup = 64 if "w8" in k["config"] or "BM64" in k["config"] else 128
+        assert k["mma_per_wait"] == 4.0 * rows_per_warpgroup / 64, k
 
 
 def test_gluon_configs_are_refused_where_they_cannot_run():
@@ -151,6 +156,9 @@ GPU_CASES = [
     ("fp16", (4096, 4096, 4096), (128, 256, 64, 8, 3, "gluon_wg")),
     ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 5, "gluon_wg")),
     ("fp16", (129, 4096, 14336), (128, 128, 128, 8, 3, "gluon_wg")),
+    # 64 columns, one warpgroup on 128 rows and deep rings
+    ("fp16", (1000, 1000, 1000), (128, 64, 64, 4, 8)),
+    ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 12)),
 ]
 
 
@@ -177,11 +185,18 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
 @pytest.mark.parametrize(
     ("fast_accum", "tile"),
-    [(False, (128, 128, 128, 8, 5)), (False, (128, 256, 128, 8, 4)), (True, (128, 256, 128, 8, 3))],
-    ids=["precise", "precise-halves", "fast-accum"],
+    [
+        (False, (128, 128, 128, 8, 5)),
+        (False, (128, 256, 128, 8, 4)),
+        (True, (128, 256, 128, 8, 3)),
+        (False, (64, 64, 128, 4, 12)),
+    ],
+    ids=["precise", "precise-halves", "fast-accum", "precise-small"],
 )
 @pytest.mark.parametrize("variant", ["gluon_ws", "gluon_wg"])
 def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accum, tile, variant):
+    if variant == "gluon_wg" and tile[3] != 8:
+        pytest.skip("gluon_wg splits two MMA warpgroups (8 warps)")
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(5)
@@ -229,3 +244,10 @@ def test_precise_fp8_refuses_a_tile_too_wide_for_its_warps_on_the_gpu(fp8_zeros)
     a, one = fp8_zeros
     with pytest.raises(ValueError, match="accumulator and a partial sum of half the tile"):
         kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(128, 256, 128, 4, 3, variant="gluon_ws"))
+
+
+@pytest.mark.gpu
+def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
+    a, one = fp8_zeros
+    with pytest.raises(ValueError, match="split two MMA warpgroups: 128 rows on 8 warps"):
+        kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(64, 128, 128, 4, 3, variant="gluon_wg"))
