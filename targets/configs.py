@@ -26,8 +26,9 @@ Rules (the first seed's, made concrete):
   config also comes with `pad` (operands copied to aligned rows first).
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
-  where Gluon's Hopper module is installed: 128 x 128-256 tiles on 8 warps and 64-row ones on
-  4, the ring as deep as the shared memory holds beside the output tile (GLUON_STAGES). The
+  where Gluon's Hopper module is installed: 128 x 64-256 tiles on 8 warps, 128 x 64 and 64 x
+  64-256 on 4, the ring 3-12 slots deep as the shared memory holds beside the output tile
+  (GLUON_TILES, GLUON_STAGES). The
   8-warp tiles also come as "gluon_wg": each MMA warpgroup its own partition on half the
   tile's rows, so that the two do not wait for each other at every K step.
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
