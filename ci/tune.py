@@ -104,9 +104,11 @@ def tune_bucket(
                     failed[str(cfg)] = autotune.failure_reason(exc)
                 else:
                     candidates.append(cfg)
-        by_variant: dict[tuple, list] = {}  # (variant, late promotion, fma, swap-AB): each its own code path
+        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K): each its own code path
+        by_variant: dict[tuple, list] = {}
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
-            by_variant.setdefault((cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab), []).append(cfg)
+            path = (cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1)
+            by_variant.setdefault(path, []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     key, incumbent = None, None
     times: dict[str, dict] = {}  # cell -> {config: ms}

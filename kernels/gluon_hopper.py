@@ -82,6 +82,8 @@ if GLUON_IMPORT_ERROR is None:
     # The TMA copies' names: async_load / async_store from Triton 3.7 on (the old ones raise there).
     _tma_load = getattr(tma, "async_load", None) or tma.async_copy_global_to_shared
     _tma_store = getattr(tma, "async_store", None) or tma.async_copy_shared_to_global
+    # A barrier of the partition's threads: thread_barrier in Triton 3.6, barrier from 3.9 on.
+    _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
     @gluon.constexpr_function
     def _mma_layout(block_m, block_n, k_width_bits, num_warps):
@@ -109,6 +111,23 @@ if GLUON_IMPORT_ERROR is None:
         pid_m = first_m + (tile_id % per_group) % rows
         pid_n = (tile_id % per_group) // rows
         return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+    @gluon.jit
+    def _unit_coords(
+        unit, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+        GROUP_M: gl.constexpr, SPLIT_K: gl.constexpr,
+    ):  # fmt: skip
+        """Work unit `unit` of the persistent loop: (tile, split, row and column offsets, first and
+        end K step). A tile's SPLIT_K units are consecutive, each an equal share of its K steps
+        (the last may have fewer, or none)."""
+        tile_id = unit // SPLIT_K
+        split = unit % SPLIT_K
+        k_tiles = gl.cdiv(K, BLOCK_K)
+        k_per = gl.cdiv(k_tiles, SPLIT_K)
+        k_lo = split * k_per
+        k_hi = gl.minimum(k_lo + k_per, k_tiles)
+        off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        return tile_id, split, off_m, off_n, k_lo, k_hi
 
     @gluon.jit
     def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr):
@@ -152,19 +171,47 @@ if GLUON_IMPORT_ERROR is None:
         _tma_store(c_desc, [off_m, off_n], c_smem)
 
     @gluon.jit
+    def _finish(
+        acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
+        tile_id, split, counter, ROW0: gl.constexpr, COL0: gl.constexpr, BLOCK_M: gl.constexpr,
+        BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
+    ):  # fmt: skip
+        """The epilogue of a unit's accumulator (rows ROW0.., columns COL0.. of its tile). With
+        SPLIT_K > 1, the unit's fp32 partial sum goes to the workspace and its tile's counter is
+        incremented (release); the unit that arrives last (acquire) sums the tile's partials and
+        runs the epilogue, and resets the counter for the next launch. Nobody waits for anybody."""
+        if SPLIT_K == 1:
+            _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+        else:
+            layout: gl.constexpr = acc.type.layout
+            rows = ROW0 + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
+            cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
+            offs = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+            TILE: gl.constexpr = BLOCK_M * BLOCK_N
+            base = ws_ptr + tile_id.to(gl.int64) * (SPLIT_K * TILE)
+            gl.store(base + split * TILE + offs, acc)
+            _thread_barrier()  # (every thread's partial written before the release)
+            arrived = gl.atomic_add(counters_ptr + counter, 1, sem="acq_rel", scope="gpu")
+            if arrived == SPLIT_K - 1:
+                total = gl.load(base + offs, cache_modifier=".cg")
+                for s in gl.static_range(1, SPLIT_K):
+                    total += gl.load(base + s * TILE + offs, cache_modifier=".cg")
+                gl.store(counters_ptr + counter, 0)
+                _epilogue(total, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+
+    @gluon.jit
     def _ws_loader(
         a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
-        B_KMAJOR: gl.constexpr,
+        B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr,
     ):  # fmt: skip
         """The loader partition: fill the ring in the order the MMA partition consumes it."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
-        num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-        k_tiles = gl.cdiv(K, BLOCK_K)
+        units = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N) * SPLIT_K
         step = 0
-        for tile_id in range(gl.program_id(0), num_tiles, num_programs):
-            off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-            for ki in range(k_tiles):
+        for unit in range(gl.program_id(0), units, num_programs):
+            _, _, off_m, off_n, k_lo, k_hi = _unit_coords(unit, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K)
+            for ki in range(k_lo, k_hi):
                 slot = step % STAGES
                 # A barrier starts in phase 0 with the preceding phase (1) complete: the first
                 # pass over the ring finds every slot empty.
@@ -195,10 +242,11 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_mma(
-        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
+        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
+        M, N, K, num_programs,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
-        ROW0: gl.constexpr, ROWS: gl.constexpr, num_warps: gl.constexpr,
+        ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -215,31 +263,39 @@ if GLUON_IMPORT_ERROR is None:
         half from zero, waited for and added: an accumulator and one half's partial (128 + 64
         values per thread for 128 x 256 on 8 warps) where PROMOTE 1's three would not fit; the
         other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
+        With SPLIT_K > 1 each unit covers a share of a tile's K steps (`_finish`); a tile's counter
+        per partition and half of N.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
-        num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
-        k_tiles = gl.cdiv(K, BLOCK_K)
+        units = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N) * SPLIT_K
+        PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
-        for tile_id in range(gl.program_id(0), num_tiles, num_programs):
-            off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        for unit in range(gl.program_id(0), units, num_programs):
+            tile_id, split, off_m, off_n, k_lo, k_hi = _unit_coords(
+                unit, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
+            )
             off_m += ROW0
+            counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
             if PROMOTE == 0:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
-                for ki in range(k_tiles):
+                for ki in range(k_lo, k_hi):
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
                     acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
-                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > 0)
+                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > k_lo)
                     step += 1
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-                _release(empty, step + empty.type.shape[0] - 1)
-                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _release(empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo)  # (a unit may have no K step)
+                _finish(
+                    acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
+                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                )  # fmt: skip
             elif PROMOTE == 1:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 zero = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 part = zero
-                for _ in range(k_tiles):
+                for _ in range(k_lo, k_hi):
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
                     acc += part
@@ -247,7 +303,10 @@ if GLUON_IMPORT_ERROR is None:
                     _release(empty, step)
                     step += 1
                 acc += part
-                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _finish(
+                    acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
+                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                )  # fmt: skip
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
                 HALF: gl.constexpr = BLOCK_N // 2
@@ -255,7 +314,7 @@ if GLUON_IMPORT_ERROR is None:
                 acc0 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
                 acc1 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
                 zero = gl.zeros([ROWS, HALF], gl.float32, half_layout)
-                for _ in range(k_tiles):
+                for _ in range(k_lo, k_hi):
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)  # (B: (BLOCK_N, BLOCK_K), K-major)
                     part = warpgroup_mma(a, b.slice(0, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
@@ -265,21 +324,30 @@ if GLUON_IMPORT_ERROR is None:
                     acc1 += part
                     _release(empty, step)
                     step += 1
-                _epilogue(acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
-                _epilogue(acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, SCALE_A, SCALE_B)
+                _finish(
+                    acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
+                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                )  # fmt: skip
+                _finish(
+                    acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, ws_ptr, counters_ptr,
+                    tile_id, split, counter + 1, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                )  # fmt: skip
         tma.store_wait(0)
 
     @gluon.jit
     def _gemm_ws_kernel(
-        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, M, N, K, num_programs,
+        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
-        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, num_warps: gl.constexpr,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
         two MMA partitions of one warpgroup (`num_warps` 4) each, on the two halves of the
-        tile's rows."""
+        tile's rows; with SPLIT_K > 1, each tile's K steps shared by SPLIT_K work units, whose
+        fp32 partial sums meet in `ws_ptr` (`counters_ptr`: a zeroed int32 per tile, partition and
+        half of N, left zeroed)."""
         PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
         ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
@@ -297,13 +365,13 @@ if GLUON_IMPORT_ERROR is None:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
-                               SCALE_A, SCALE_B, 0, ROWS, num_warps)),
+                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
-                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
-                               SCALE_A, SCALE_B, ROWS, ROWS, num_warps)),
+                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
                 ],
                 [num_warps, 1],
                 [_MMA_REGS, _LOADER_REGS],
@@ -312,10 +380,10 @@ if GLUON_IMPORT_ERROR is None:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE,
-                               SCALE_A, SCALE_B, 0, ROWS, num_warps)),
+                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
                 ],
                 [1],
                 [_LOADER_REGS],
@@ -383,6 +451,9 @@ def launch_args(
     promote: int,
     programs: int,
     split_warpgroups: bool = False,
+    split_k: int = 1,
+    workspace: torch.Tensor | None = None,
+    counters: torch.Tensor | None = None,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
     M, K = a.shape
@@ -399,12 +470,13 @@ def launch_args(
     args = (
         a_desc, b_desc, c_desc,
         c if scale_a is None else scale_a, c if scale_b is None else scale_b,
+        c if workspace is None else workspace, c if counters is None else counters,
         M, N, K, programs,
     )  # fmt: skip
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
-        SPLIT_WARPGROUPS=split_warpgroups, num_warps=num_warps // parts,
+        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, num_warps=num_warps // parts,
     )  # fmt: skip
     return args, meta
 
@@ -431,6 +503,11 @@ def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int 
     return PROMOTE_SPLIT if per_thread <= 2 * PROMOTE_MAX_ACC else None
 
 
+def counters_needed(M: int, N: int, block_m: int, block_n: int) -> int:
+    """The split-K counters of a launch: one per tile, MMA partition (2) and half of N (2)."""
+    return triton.cdiv(M, block_m) * triton.cdiv(N, block_n) * 4
+
+
 def max_registers(num_warps: int) -> int:
     """`maxnreg` for one program per SM: the register file over every warp the program has
     (the loader's warpgroup too), a multiple of 8. The loader then gives back what it does not
@@ -454,6 +531,8 @@ def gemm(
     promote: int = PROMOTE_NONE,
     programs: int | None = None,
     split_warpgroups: bool = False,
+    split_k: int = 1,
+    counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
     """Launch (or with `compile_only`, compile) the Gluon kernel: C = scale_a * scale_b * (A @ B).
@@ -461,6 +540,9 @@ def gemm(
     `promote`: PROMOTE_STEP or PROMOTE_SPLIT for fp8's precise accumulation (use_fast_accum=False:
     partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
     `split_warpgroups` ("gluon_wg"; 8 warps on 128 rows): each MMA warpgroup its own partition.
+    `split_k` > 1: each tile's K steps shared by that many work units (fp32 partial sums in a
+    workspace allocated here); `counters`: zeroed int32, at least `counters_needed(...)`, which the
+    kernel leaves zeroed (kept by the caller for the next launches).
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -472,13 +554,20 @@ def gemm(
         raise ValueError(
             f"gluon gemm: split warpgroups take 128-row tiles on 8 warps, got {block_m} rows, {num_warps} warps"
         )
+    tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
+    workspace = None
+    if split_k > 1:
+        need = counters_needed(a.shape[0], b.shape[1], block_m, block_n)
+        if counters is None or counters.dtype != torch.int32 or counters.numel() < need:
+            raise ValueError(f"gluon gemm: split_k {split_k} needs {need} zeroed int32 counters")
+        workspace = torch.empty(tiles * split_k * block_m * block_n, dtype=torch.float32, device=c.device)
     if programs is None:
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count
-    tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
-    programs = min(programs, tiles)
+    programs = min(programs, tiles * split_k)
     args, meta = launch_args(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
+        split_k=split_k, workspace=workspace, counters=counters,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

@@ -766,10 +766,14 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 
         scale_a, scale_b = scales if scales is not None else (None, None)
         promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise)
+        counters = None
+        if cfg.split_k > 1:
+            counters = _tile_counters(a.device, gluon_hopper.counters_needed(M, N, cfg.block_m, cfg.block_n))
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
-            programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", compile_only=compile_only,
+            programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
+            counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):

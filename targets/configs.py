@@ -30,7 +30,9 @@ Rules (the first seed's, made concrete):
   64-256 on 4, the ring 3-12 slots deep as the shared memory holds beside the output tile
   (GLUON_TILES, GLUON_STAGES). The
   8-warp tiles also come as "gluon_wg": each MMA warpgroup its own partition on half the
-  tile's rows, so that the two do not wait for each other at every K step.
+  tile's rows, so that the two do not wait for each other at every K step. Where the tiles
+  make less than a wave, both also come with K split among 2-8 units (`split_k`, names
+  ending in `-sk2` after the variant's).
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions.
@@ -134,7 +136,7 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.group_m must be a positive int, got {self.group_m!r}")
         if self.variant not in VARIANTS:
             raise ValueError(f"GemmConfig.variant must be one of {', '.join(VARIANTS)}, got {self.variant!r}")
-        if self.variant in SPLIT_VARIANTS:
+        if self.variant in SPLIT_VARIANTS or (self.uses_gluon and self.split_k != 1):
             if not isinstance(self.split_k, int) or isinstance(self.split_k, bool) or not 2 <= self.split_k <= 64:
                 raise ValueError(
                     f"GemmConfig.split_k must be an int in 2..64 for variant {self.variant}, got {self.split_k!r}"
@@ -185,6 +187,8 @@ class GemmConfig:
             base = f"{base}-{_SPLIT_SUFFIXES[self.variant]}{self.split_k}"
         elif self.variant != "tile":
             base = f"{base}-{self.variant.replace('_', '-')}"
+            if self.split_k > 1:  # (the Gluon kernel's own split of K)
+                base = f"{base}-sk{self.split_k}"
         return base + "".join(suffix for suffix, flag in _FLAG_SUFFIXES.items() if getattr(self, flag))
 
 
@@ -209,6 +213,10 @@ def config_from_name(name: str) -> GemmConfig:
         fields[_FLAG_SUFFIXES[flag]] = True
     rest = rest[: len(rest) - len("".join(flags))] if flags else rest
     split = re.fullmatch(f"-({'|'.join(_SPLIT_SUFFIXES.values())})(\\d+)", rest)
+    own_split = re.fullmatch(r"(-[a-z-]+)-sk(\d+)", rest)  # a variant that splits K itself
+    if own_split and own_split.group(1) in _VARIANT_SUFFIXES:
+        rest = own_split.group(1)
+        fields["split_k"] = int(own_split.group(2))
     if split:
         variant = next(v for v, suffix in _SPLIT_SUFFIXES.items() if suffix == split.group(1))
         fields.update(variant=variant, split_k=int(split.group(2)))
@@ -346,6 +354,8 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 GLUON_STAGES = (3, 4, 5, 6, 8, 12)
 GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4), (128, 64, 4), (128, 64, 8), (64, 64, 4))
 GLUON_MAX_ACC_PER_THREAD = 128
+GLUON_SPLITS = (2, 4, 8)
+GLUON_SPLIT_MIN_STEPS = 4
 GLUON_STEP_MAX_ACC = 64
 
 
@@ -392,9 +402,20 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 # launcher refuses where its whole output tile would not fit: kernels/matmul.py)
                 c_tile = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size)
                 if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
-                    out.append(cfg)
+                    variants = [cfg]
                     if (bm, warps) == (128, 8):  # (and with each of its two MMA warpgroups a partition)
-                        out.append(dataclasses.replace(cfg, variant="gluon_wg"))
+                        variants.append(dataclasses.replace(cfg, variant="gluon_wg"))
+                    out += variants
+                    # Less than a wave of tiles: K shared by 2-8 units of >= GLUON_SPLIT_MIN_STEPS
+                    # steps each, as many units as the chip has SMs at most (a tile's partial sums
+                    # meet in a workspace: kernels/gluon_hopper.py).
+                    tiles = math.ceil(M / bm) * math.ceil(N / bn)
+                    # (not fp8's tiles promoted by halves of N: summing a half's partials beside
+                    # the other half's accumulator spills registers)
+                    halves = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size) < bm * bn * 2
+                    for split in () if halves else GLUON_SPLITS:
+                        if tiles * split <= spec.sm_count and math.ceil(k_iters / split) >= GLUON_SPLIT_MIN_STEPS:
+                            out += [dataclasses.replace(v, split_k=split) for v in variants]
     return out
 
 

@@ -76,6 +76,9 @@ def compiled():
         # 64 columns: one warpgroup on 128 rows; a 12-slot ring
         ("float16", _gluon(128, 64, 64, 4, 8), None),
         ("fp8", _gluon(64, 64, 128, 4, 12), "tensorwise"),
+        # K split among units (partial sums in a workspace, a counter per tile)
+        ("float16", {**_gluon(128, 64, 64, 4, 8), "split_k": 2}, None),
+        ("fp8", {**_gluon(128, 128, 128, 8, 6, "gluon_wg"), "split_k": 4}, "rowwise"),
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
@@ -90,7 +93,9 @@ def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compil
         # the loader warp's warpgroup beside the asked warps; registers moved between them
         warps = 8 if "w8" in k["config"] else 4
         assert k["warps"] == warps + 4 and k["setmaxnreg"] > 0, k
-        assert k["spill_bytes"] == 0, k
+        # (split K: ptxas may spill a few registers in the fix-up that sums a tile's partials, whose
+        # loads it issues together, outside the K loop: 24 bytes for fp8 BM128-BN128 rowwise, sk4)
+        assert k["spill_bytes"] <= (32 if "-sk" in k["config"] else 0), k
         assert k["shared_bytes"] <= 227 * 1024, k
 
 
@@ -159,7 +164,17 @@ GPU_CASES = [
     # 64 columns, one warpgroup on 128 rows and deep rings
     ("fp16", (1000, 1000, 1000), (128, 64, 64, 4, 8)),
     ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 12)),
+    # K split among units whose partial sums meet in a workspace; the last of 4 units has no K step
+    ("fp16", (1024, 1024, 1024), (128, 64, 64, 4, 8, "gluon_ws", 2)),
+    ("bf16", (1000, 1000, 1000), (128, 128, 64, 8, 4, "gluon_wg", 4)),
+    ("fp16", (256, 512, 320), (128, 64, 64, 4, 3, "gluon_ws", 4)),
 ]
+
+
+def _config(tile) -> GemmConfig:
+    """(BM, BN, BK, warps, stages[, variant[, split_k]]) as a Gluon config."""
+    extra = tile[5:]
+    return GemmConfig(*tile[:5], variant=extra[0] if extra else "gluon_ws", split_k=extra[1] if len(extra) > 1 else 1)
 
 
 @pytest.mark.gpu
@@ -176,8 +191,13 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     a = _randn((M, K), torch_dtype, gen)
     b = _randn((K, N), torch_dtype, gen) if b_layout == "row" else _randn((N, K), torch_dtype, gen).t()
     out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
-    kernels.matmul(a, b, out=out, config=GemmConfig(*tile[:5], variant=(*tile, "gluon_ws")[5]))
+    kernels.matmul(a, b, out=out, config=_config(tile))
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
+    if _config(tile).split_k > 1:  # the counters are left zeroed: a second launch computes the same
+        again = kernels.matmul(a, b, config=_config(tile))
+        assert torch.equal(again, out)
+        counters = importlib.import_module("kernels.matmul")._COUNTERS.values()
+        assert all(int(buf.count_nonzero()) == 0 for buf in counters)
 
 
 @pytest.mark.gpu
@@ -251,3 +271,22 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
     a, one = fp8_zeros
     with pytest.raises(ValueError, match="split two MMA warpgroups: 128 rows on 8 warps"):
         kernels.scaled_matmul(a, a.t(), one, one, config=GemmConfig(64, 128, 128, 4, 3, variant="gluon_wg"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(128, 4096, 14336), (1024, 1024, 4096)], ids=str)
+@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
+@pytest.mark.parametrize(
+    "tile",
+    [(128, 64, 128, 8, 8, "gluon_wg", 2), (128, 128, 128, 8, 6, "gluon_ws", 4), (64, 64, 128, 4, 12, "gluon_ws", 4)],
+    ids=["wg-sk2", "sk4", "small-sk4"],
+)
+def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
+    kernels.scaled_matmul(a, b, sa, sb, out=out, config=_config(tile))
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+    assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6

@@ -523,6 +523,15 @@ def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_
     assert str(GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg")) == "BM128-BN256-BK64-w8-s3-g8-gluon-wg"
     from targets.configs import config_from_name
 
+    # less than a wave of tiles (1024^3 in 128 x 128: 64): K split 2-8 ways, not past the SM count
+    small = [c for c in candidate_configs(h200, "fp16", 1024, 1024, 1024, limit=None) if c.uses_gluon]
+    splits = {(c.block_m, c.block_n, c.split_k) for c in small if c.split_k > 1}
+    assert (128, 128, 2) in splits and (128, 256, 4) in splits and (128, 128, 4) not in splits
+    assert all(c.split_k == 1 for c in gluon)  # (4096^3: waves of tiles)
+    assert str(GemmConfig(128, 64, 64, 4, 8, variant="gluon_ws", split_k=2)) == "BM128-BN64-BK64-w4-s8-g8-gluon-ws-sk2"
+    assert config_from_name("BM128-BN64-BK64-w8-s8-g8-gluon-wg-sk4") == GemmConfig(
+        128, 64, 64, 8, 8, variant="gluon_wg", split_k=4
+    )
     assert config_from_name("BM128-BN256-BK64-w8-s3-g8-gluon-wg") == GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg")
     for dtype, shape, target in (("fp32", (4096,) * 3, "h200"), ("fp16", (64, 4096, 4096), "h200"),
                                  ("fp16", (4096,) * 3, "a100-80gb"), ("fp16", (4096,) * 3, "b200")):  # fmt: skip
