@@ -18,6 +18,16 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   with, measured 0.78-0.85x native on the H200's 2048-8192 fp16 cells where this kernel took
   0.97-1.06x: docs/BENCHMARKS.md, 2026-12-02 fourth session.)
 
+- "gluon_wg": the same kernel with each of the two MMA warpgroups of a 128-row tile a partition of
+  its own on half the rows (SPLIT_WARPGROUPS). In gluon_ws's 8-warp partition the two meet at a
+  barrier at every K step (before the slot is given back), so fp8's promotion adds of both fall
+  together while the tensor cores idle; as partitions each gives the slot back on its own (the
+  slot's `empty` barrier counts both) and stores its own rows.
+- Split K (SPLIT_K > 1, either variant): each tile's K steps shared by SPLIT_K work units of the
+  persistent loop; a unit writes its fp32 partial sum to a workspace and counts itself in at its
+  tile's counter (release), and the one that arrives last (acquire) sums the partials, runs the
+  epilogue and zeroes the counter. Nobody waits: for problems whose tiles make less than a wave.
+
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
 added to the fp32 accumulator while they run: three accumulators live at once, 64 values per
