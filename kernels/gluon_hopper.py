@@ -48,7 +48,7 @@ import torch
 import triton
 
 from kernels._validate import descriptor_problem
-from targets.configs import GLUON_STEP_MAX_ACC
+from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -513,6 +513,14 @@ def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int 
     return PROMOTE_SPLIT if per_thread <= 2 * PROMOTE_MAX_ACC else None
 
 
+def split_warpgroups_problem(block_m: int, num_warps: int) -> str | None:
+    """Why a tile cannot have its two MMA warpgroups as partitions of their own (None if it can)."""
+    if (block_m, num_warps) == GLUON_WG_TILE:
+        return None
+    rows, warps = GLUON_WG_TILE
+    return f"gluon_wg configs split two MMA warpgroups: {rows} rows on {warps} warps, got {block_m} on {num_warps}"
+
+
 def counters_needed(M: int, N: int, block_m: int, block_n: int) -> int:
     """The split-K counters of a launch: one per tile, MMA partition (2) and half of N (2)."""
     return triton.cdiv(M, block_m) * triton.cdiv(N, block_n) * 4
@@ -560,10 +568,8 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
-    if split_warpgroups and (num_warps != 8 or block_m != 128):
-        raise ValueError(
-            f"gluon gemm: split warpgroups take 128-row tiles on 8 warps, got {block_m} rows, {num_warps} warps"
-        )
+    if split_warpgroups and split_warpgroups_problem(block_m, num_warps):
+        raise ValueError(f"gluon gemm: {split_warpgroups_problem(block_m, num_warps)}")
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
     workspace = None
     if split_k > 1:

@@ -357,14 +357,23 @@ GLUON_MAX_ACC_PER_THREAD = 128
 GLUON_SPLITS = (2, 4, 8)
 GLUON_SPLIT_MIN_STEPS = 4
 GLUON_STEP_MAX_ACC = 64
+# (rows, warps) of the tile whose two MMA warpgroups "gluon_wg" makes partitions of their own
+GLUON_WG_TILE = (128, 8)
+
+
+def gluon_by_halves(
+    block_m: int, block_n: int, num_warps: int, nbytes: int, precise: bool = True, warp_size: int = 32
+) -> bool:
+    """Whether the Gluon kernel's precise fp8 accumulation takes this tile by halves of N: 8-bit
+    operands, more than GLUON_STEP_MAX_ACC accumulator values per thread."""
+    return nbytes == 1 and precise and block_m * block_n / (num_warps * warp_size) > GLUON_STEP_MAX_ACC
 
 
 def gluon_c_tile_bytes(cfg: GemmConfig, nbytes: int, precise: bool = True, warp_size: int = 32) -> int:
     """Shared memory of gluon_ws's output tile (16-bit C: fp16/bf16, or fp8's bf16): the whole
-    tile, or half of it for the 8-bit tiles whose precise accumulation goes by halves of N (more
-    than GLUON_STEP_MAX_ACC values per thread), which store each half as it is done."""
-    per_thread = cfg.block_m * cfg.block_n / (cfg.num_warps * warp_size)
-    halves = nbytes == 1 and precise and per_thread > GLUON_STEP_MAX_ACC
+    tile, or half of it for the tiles taken by halves of N (`gluon_by_halves`), which store each
+    half as it is done."""
+    halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.num_warps, nbytes, precise, warp_size)
     return cfg.block_m * cfg.block_n * (1 if halves else 2)
 
 
@@ -395,6 +404,18 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 continue
             if bm * bn / (warps * spec.warp_size) > GLUON_MAX_ACC_PER_THREAD:
                 continue
+            # Less than a wave of tiles: K shared by 2-8 units of >= GLUON_SPLIT_MIN_STEPS steps
+            # each, as many units as the chip has SMs at most (a tile's partial sums meet in a
+            # workspace: kernels/gluon_hopper.py); not fp8's tiles promoted by halves of N (summing
+            # a half's partials beside the other half's accumulator spills registers).
+            tiles = math.ceil(M / bm) * math.ceil(N / bn)
+            splits = [
+                split
+                for split in GLUON_SPLITS
+                if not gluon_by_halves(bm, bn, warps, nbytes, warp_size=spec.warp_size)
+                and tiles * split <= spec.sm_count
+                and math.ceil(k_iters / split) >= GLUON_SPLIT_MIN_STEPS
+            ]
             for stages in GLUON_STAGES:
                 cfg = GemmConfig(bm, bn, bk, warps, stages, variant="gluon_ws")
                 # (never deeper than the K loop, as every config: the seed's rule; fp8's tiles
@@ -403,19 +424,11 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 c_tile = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size)
                 if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
                     variants = [cfg]
-                    if (bm, warps) == (128, 8):  # (and with each of its two MMA warpgroups a partition)
+                    if (bm, warps) == GLUON_WG_TILE:  # (and with each of its two MMA warpgroups a partition)
                         variants.append(dataclasses.replace(cfg, variant="gluon_wg"))
                     out += variants
-                    # Less than a wave of tiles: K shared by 2-8 units of >= GLUON_SPLIT_MIN_STEPS
-                    # steps each, as many units as the chip has SMs at most (a tile's partial sums
-                    # meet in a workspace: kernels/gluon_hopper.py).
-                    tiles = math.ceil(M / bm) * math.ceil(N / bn)
-                    # (not fp8's tiles promoted by halves of N: summing a half's partials beside
-                    # the other half's accumulator spills registers)
-                    halves = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size) < bm * bn * 2
-                    for split in () if halves else GLUON_SPLITS:
-                        if tiles * split <= spec.sm_count and math.ceil(k_iters / split) >= GLUON_SPLIT_MIN_STEPS:
-                            out += [dataclasses.replace(v, split_k=split) for v in variants]
+                    for split in splits:
+                        out += [dataclasses.replace(v, split_k=split) for v in variants]
     return out
 
 
