@@ -245,7 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "library's entry is still timed against them and kept unless one is faster")  # fmt: skip
     tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
-                     help="only the selected cells whose speedup over native in --run is below this (e.g. 0.9)")  # fmt: skip
+                     help="only the buckets with a selected cell whose speedup over native in --run is below this "
+                          "(e.g. 0.9), each tuned on all its selected cells")  # fmt: skip
     tun.add_argument("--run", metavar="RESULT.json", help="the asv result file --below reads (a `gemmwatch run`)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip

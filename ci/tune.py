@@ -294,14 +294,16 @@ def main(args) -> int:
         "interpreter": interpreter,
     }
     cells = [c for c in selection.cells if not c.epilogue]  # epilogues share their GEMM's bucket
+    buckets: dict[tuple, list] = {}  # the library keeps one entry per bucket: tuned on all its cells
+    for cell in cells:
+        buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)
     if slow is not None:
         picked = [c for c in cells if c.name in slow]
         print(f"gemmwatch tune: {len(picked)} of the {len(cells)} selected cells are below {args.below:g}x native "
               f"in {args.run}" + (f": {', '.join(c.name for c in picked)}" if picked else ""), flush=True)  # fmt: skip
-        cells = picked
-    buckets: dict[tuple, list] = {}  # the library keeps one entry per bucket: tuned on all its cells
-    for cell in cells:
-        buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)
+        # A bucket with a slow cell is tuned on all its selected cells: its entry serves them all,
+        # and a config that helps the slow one must not be picked blind to what it costs the others.
+        buckets = {key: members for key, members in buckets.items() if any(c.name in slow for c in members)}
     start = time.perf_counter()
     failures = 0
     already = {entry.get("cell") for entry in lib.entries.values() if args.resume or _measured_since(entry, since)}

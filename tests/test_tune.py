@@ -278,6 +278,26 @@ def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
     assert [entry["cell"] for entry in entries.values()] == ["fp16 64x64x64"]
 
 
+def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
+    # 50x60x40 was slow, 64^3 (same bucket) was fast: the bucket's one config serves both, so
+    # both are timed, or a config that helps the slow cell could be picked blind to the fast one.
+    sys.path.insert(0, str(ROOT / "tests"))
+    from asv_fixtures import write_results
+
+    run = write_results(tmp_path / "run.json", "a" * 40, {
+        ("Matmul", "64x64x64", "fp16"): {"ratio": [0.9] * 9, "triton": [1e-5] * 9},
+        ("Matmul", "50x60x40", "fp16"): {"ratio": [1.25] * 9, "triton": [1e-5] * 9},
+    })  # fmt: skip
+    directory = tmp_path / "lib"
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "2",
+               "--rounds", "1", "--refine", "0", "--dir", str(directory), "--below", "0.9", "--run", str(run))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"1 of the 2 selected cells are below 0.9x native in {run}: fp16 50x60x40" in proc.stdout
+    assert "[1/1] fp16 64x64x64 (+ fp16 50x60x40): " in proc.stdout
+    entries = json.loads(next(directory.glob("*.json")).read_text())["entries"]
+    assert [set(entry["cells"]) for entry in entries.values()] == [{"fp16 64x64x64", "fp16 50x60x40"}]
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
