@@ -23,10 +23,13 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   barrier at every K step (before the slot is given back), so fp8's promotion adds of both fall
   together while the tensor cores idle; as partitions each gives the slot back on its own (the
   slot's `empty` barrier counts both) and stores its own rows.
-- Split K (SPLIT_K > 1, either variant): each tile's K steps shared by SPLIT_K work units of the
-  persistent loop; a unit writes its fp32 partial sum to a workspace and counts itself in at its
-  tile's counter (release), and the one that arrives last (acquire) sums the partials, runs the
-  epilogue and zeroes the counter. Nobody waits: for problems whose tiles make less than a wave.
+- Split K (SPLIT_K > 1, either variant) of the last, partial wave of tiles: the tiles of the full
+  waves (`whole_tiles`: one tile per program each) run whole, and each tile after them has its K
+  steps shared by SPLIT_K work units of the persistent loop; a unit writes its fp32 partial sum to
+  a workspace and counts itself in at its tile's counter (release), and the one that arrives last
+  (acquire) sums the partials, runs the epilogue and zeroes the counter. Nobody waits. Where the
+  tiles make less than a wave, every tile is split; where they make 3.4 waves (fp8 4096 x 3584 on
+  128 x 256 tiles and 132 SMs), the 0.4 wave's tiles take half the time in two units each.
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
@@ -123,19 +126,33 @@ if GLUON_IMPORT_ERROR is None:
         return pid_m * BLOCK_M, pid_n * BLOCK_N
 
     @gluon.jit
+    def _units(M, N, whole, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr):
+        """Work units of the persistent loop: the `whole` tiles, then SPLIT_K per other tile."""
+        tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
+        return whole + (tiles - whole) * SPLIT_K
+
+    @gluon.jit
     def _unit_coords(
-        unit, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+        unit, whole, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
         GROUP_M: gl.constexpr, SPLIT_K: gl.constexpr,
     ):  # fmt: skip
         """Work unit `unit` of the persistent loop: (tile, split, row and column offsets, first and
-        end K step). A tile's SPLIT_K units are consecutive, each an equal share of its K steps
-        (the last may have fewer, or none)."""
-        tile_id = unit // SPLIT_K
-        split = unit % SPLIT_K
+        end K step). The first `whole` units are tiles 0 .. whole - 1 with all their K steps
+        (split -1: no partial sums); after them a tile's SPLIT_K units are consecutive, each an
+        equal share of its K steps (the last may have fewer, or none)."""
         k_tiles = gl.cdiv(K, BLOCK_K)
-        k_per = gl.cdiv(k_tiles, SPLIT_K)
-        k_lo = split * k_per
-        k_hi = gl.minimum(k_lo + k_per, k_tiles)
+        if SPLIT_K == 1:
+            tile_id = unit
+            split = -1
+            k_lo = 0
+            k_hi = k_tiles
+        else:
+            shared = gl.maximum(unit - whole, 0)
+            split = gl.where(unit < whole, -1, shared % SPLIT_K)
+            tile_id = gl.where(unit < whole, unit, whole + shared // SPLIT_K)
+            k_per = gl.cdiv(k_tiles, SPLIT_K)
+            k_lo = gl.maximum(split, 0) * k_per
+            k_hi = gl.where(split < 0, k_tiles, gl.minimum(k_lo + k_per, k_tiles))
         off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         return tile_id, split, off_m, off_n, k_lo, k_hi
 
@@ -183,14 +200,17 @@ if GLUON_IMPORT_ERROR is None:
     @gluon.jit
     def _finish(
         acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-        tile_id, split, counter, ROW0: gl.constexpr, COL0: gl.constexpr, BLOCK_M: gl.constexpr,
+        tile_id, split, whole, counter, ROW0: gl.constexpr, COL0: gl.constexpr, BLOCK_M: gl.constexpr,
         BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
     ):  # fmt: skip
-        """The epilogue of a unit's accumulator (rows ROW0.., columns COL0.. of its tile). With
-        SPLIT_K > 1, the unit's fp32 partial sum goes to the workspace and its tile's counter is
-        incremented (release); the unit that arrives last (acquire) sums the tile's partials and
-        runs the epilogue, and resets the counter for the next launch. Nobody waits for anybody."""
+        """The epilogue of a unit's accumulator (rows ROW0.., columns COL0.. of its tile). For a
+        unit of a split tile (split >= 0: the tiles after the `whole` ones), the unit's fp32 partial
+        sum goes to the workspace and its tile's counter is incremented (release); the unit that
+        arrives last (acquire) sums the tile's partials and runs the epilogue, and resets the
+        counter for the next launch. Nobody waits for anybody."""
         if SPLIT_K == 1:
+            _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+        elif split < 0:
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
         else:
             layout: gl.constexpr = acc.type.layout
@@ -198,29 +218,33 @@ if GLUON_IMPORT_ERROR is None:
             cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
             offs = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
             TILE: gl.constexpr = BLOCK_M * BLOCK_N
-            base = ws_ptr + tile_id.to(gl.int64) * (SPLIT_K * TILE)
+            base = ws_ptr + (tile_id - whole).to(gl.int64) * (SPLIT_K * TILE)
             gl.store(base + split * TILE + offs, acc)
             _thread_barrier()  # (every thread's partial written before the release)
             arrived = gl.atomic_add(counters_ptr + counter, 1, sem="acq_rel", scope="gpu")
             if arrived == SPLIT_K - 1:
-                total = gl.load(base + offs, cache_modifier=".cg")
-                for s in gl.static_range(1, SPLIT_K):
-                    total += gl.load(base + s * TILE + offs, cache_modifier=".cg")
+                # Its own partial is still in registers: the others' added one at a time (a loop,
+                # not unrolled: with their loads issued together, ptxas spilled up to 920 bytes
+                # for a half of fp8's 128 x 256 tile beside the other half's accumulator, sk8).
+                for s in range(1, SPLIT_K):
+                    acc += gl.load(base + ((split + s) % SPLIT_K) * TILE + offs, cache_modifier=".cg")
                 gl.store(counters_ptr + counter, 0)
-                _epilogue(total, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
 
     @gluon.jit
     def _ws_loader(
-        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr,
     ):  # fmt: skip
         """The loader partition: fill the ring in the order the MMA partition consumes it."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
-        units = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N) * SPLIT_K
+        units = _units(M, N, whole, BLOCK_M, BLOCK_N, SPLIT_K)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
-            _, _, off_m, off_n, k_lo, k_hi = _unit_coords(unit, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K)
+            _, _, off_m, off_n, k_lo, k_hi = _unit_coords(
+                unit, whole, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
+            )
             for ki in range(k_lo, k_hi):
                 slot = step % STAGES
                 # A barrier starts in phase 0 with the preceding phase (1) complete: the first
@@ -253,7 +277,7 @@ if GLUON_IMPORT_ERROR is None:
     @gluon.jit
     def _ws_mma(
         a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
-        M, N, K, num_programs,
+        M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, num_warps: gl.constexpr,
@@ -278,12 +302,12 @@ if GLUON_IMPORT_ERROR is None:
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
-        units = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N) * SPLIT_K
+        units = _units(M, N, whole, BLOCK_M, BLOCK_N, SPLIT_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
             tile_id, split, off_m, off_n, k_lo, k_hi = _unit_coords(
-                unit, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
+                unit, whole, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
             )
             off_m += ROW0
             counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
@@ -299,7 +323,7 @@ if GLUON_IMPORT_ERROR is None:
                 _release(empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo)  # (a unit may have no K step)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
             elif PROMOTE == 1:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
@@ -315,7 +339,7 @@ if GLUON_IMPORT_ERROR is None:
                 acc += part
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
@@ -336,17 +360,17 @@ if GLUON_IMPORT_ERROR is None:
                     step += 1
                 _finish(
                     acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
                 _finish(
                     acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, counter + 1, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter + 1, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
         tma.store_wait(0)
 
     @gluon.jit
     def _gemm_ws_kernel(
-        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
+        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
@@ -355,9 +379,9 @@ if GLUON_IMPORT_ERROR is None:
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
         two MMA partitions of one warpgroup (`num_warps` 4) each, on the two halves of the
-        tile's rows; with SPLIT_K > 1, each tile's K steps shared by SPLIT_K work units, whose
-        fp32 partial sums meet in `ws_ptr` (`counters_ptr`: a zeroed int32 per tile, partition and
-        half of N, left zeroed)."""
+        tile's rows; with SPLIT_K > 1, the K steps of each tile after the first `whole` ones
+        shared by SPLIT_K work units, whose fp32 partial sums meet in `ws_ptr` (`counters_ptr`: a
+        zeroed int32 per tile, partition and half of N, left zeroed)."""
         PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
         ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
@@ -375,12 +399,12 @@ if GLUON_IMPORT_ERROR is None:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
                 ],
                 [num_warps, 1],
@@ -390,9 +414,9 @@ if GLUON_IMPORT_ERROR is None:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs,
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
                 ],
                 [1],
@@ -462,12 +486,16 @@ def launch_args(
     programs: int,
     split_warpgroups: bool = False,
     split_k: int = 1,
+    whole: int | None = None,
     workspace: torch.Tensor | None = None,
     counters: torch.Tensor | None = None,
 ) -> tuple[tuple, dict]:
-    """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B)."""
+    """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
+    `whole`: the tiles run whole before the split ones (default `whole_tiles`)."""
     M, K = a.shape
     N = b.shape[1]
+    if whole is None:
+        whole = whole_tiles(triton.cdiv(M, block_m) * triton.cdiv(N, block_n), programs, split_k)
     b_kmajor = _b_kmajor(b)
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
@@ -481,7 +509,7 @@ def launch_args(
         a_desc, b_desc, c_desc,
         c if scale_a is None else scale_a, c if scale_b is None else scale_b,
         c if workspace is None else workspace, c if counters is None else counters,
-        M, N, K, programs,
+        M, N, K, programs, whole,
     )  # fmt: skip
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
@@ -521,6 +549,15 @@ def split_warpgroups_problem(block_m: int, num_warps: int) -> str | None:
     return f"gluon_wg configs split two MMA warpgroups: {rows} rows on {warps} warps, got {block_m} on {num_warps}"
 
 
+def whole_tiles(tiles: int, programs: int, split_k: int) -> int:
+    """The tiles a launch of `programs` programs runs whole, before the split ones: all of them
+    without split K; with it, those of the full waves (`programs` tiles each), the last, partial
+    wave's tiles (all of them, where they make less than a wave) being shared by `split_k` units."""
+    if split_k == 1:
+        return tiles
+    return tiles // programs * programs
+
+
 def counters_needed(M: int, N: int, block_m: int, block_n: int) -> int:
     """The split-K counters of a launch: one per tile, MMA partition (2) and half of N (2)."""
     return triton.cdiv(M, block_m) * triton.cdiv(N, block_n) * 4
@@ -558,8 +595,8 @@ def gemm(
     `promote`: PROMOTE_STEP or PROMOTE_SPLIT for fp8's precise accumulation (use_fast_accum=False:
     partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
     `split_warpgroups` ("gluon_wg"; 8 warps on 128 rows): each MMA warpgroup its own partition.
-    `split_k` > 1: each tile's K steps shared by that many work units (fp32 partial sums in a
-    workspace allocated here); `counters`: zeroed int32, at least `counters_needed(...)`, which the
+    `split_k` > 1: the K steps of each tile of the last, partial wave of tiles (`whole_tiles`)
+    shared by that many work units (fp32 partial sums in a workspace allocated here); `counters`: zeroed int32, at least `counters_needed(...)`, which the
     kernel leaves zeroed (kept by the caller for the next launches).
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
@@ -571,19 +608,22 @@ def gemm(
     if split_warpgroups and split_warpgroups_problem(block_m, num_warps):
         raise ValueError(f"gluon gemm: {split_warpgroups_problem(block_m, num_warps)}")
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
+    if programs is None:
+        programs = torch.cuda.get_device_properties(c.device).multi_processor_count
+    whole = whole_tiles(tiles, programs, split_k)
     workspace = None
     if split_k > 1:
         need = counters_needed(a.shape[0], b.shape[1], block_m, block_n)
         if counters is None or counters.dtype != torch.int32 or counters.numel() < need:
             raise ValueError(f"gluon gemm: split_k {split_k} needs {need} zeroed int32 counters")
-        workspace = torch.empty(tiles * split_k * block_m * block_n, dtype=torch.float32, device=c.device)
-    if programs is None:
-        programs = torch.cuda.get_device_properties(c.device).multi_processor_count
-    programs = min(programs, tiles * split_k)
+        workspace = torch.empty(
+            max(1, (tiles - whole) * split_k * block_m * block_n), dtype=torch.float32, device=c.device
+        )
+    programs = min(programs, whole + (tiles - whole) * split_k)
     args, meta = launch_args(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
-        split_k=split_k, workspace=workspace, counters=counters,
+        split_k=split_k, whole=whole, workspace=workspace, counters=counters,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

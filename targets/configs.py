@@ -356,6 +356,7 @@ GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4), (128, 6
 GLUON_MAX_ACC_PER_THREAD = 128
 GLUON_SPLITS = (2, 4, 8)
 GLUON_SPLIT_MIN_STEPS = 4
+GLUON_SPLIT_MAX_WAVES = 8
 GLUON_STEP_MAX_ACC = 64
 # (rows, warps) of the tile whose two MMA warpgroups "gluon_wg" makes partitions of their own
 GLUON_WG_TILE = (128, 8)
@@ -388,6 +389,22 @@ def gluon_available() -> bool:
         return False
 
 
+def gluon_splits(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int, block_n: int) -> list[int]:
+    """The Gluon kernel's splits of K for this tile: those of the last, partial wave of tiles
+    (all of them where they make less than a wave; kernels/gluon_hopper.whole_tiles), whose units
+    then make at most one wave, each of >= GLUON_SPLIT_MIN_STEPS K steps, after at most
+    GLUON_SPLIT_MAX_WAVES full waves (later, a split of the last wave gains the run too little)."""
+    tiles = math.ceil(M / block_m) * math.ceil(N / block_n)
+    partial = tiles % spec.sm_count
+    if not partial or tiles // spec.sm_count > GLUON_SPLIT_MAX_WAVES:
+        return []
+    return [
+        split
+        for split in GLUON_SPLITS
+        if partial * split <= spec.sm_count and math.ceil(k_iters / split) >= GLUON_SPLIT_MIN_STEPS
+    ]
+
+
 def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
     """The gluon_ws configs of a problem: Hopper (warpgroup MMA, TMA), 16- and 8-bit operands,
     more rows than a decode tile, C's rows 16-byte multiples (a `pad` config aligns A and B, not C);
@@ -404,18 +421,7 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                 continue
             if bm * bn / (warps * spec.warp_size) > GLUON_MAX_ACC_PER_THREAD:
                 continue
-            # Less than a wave of tiles: K shared by 2-8 units of >= GLUON_SPLIT_MIN_STEPS steps
-            # each, as many units as the chip has SMs at most (a tile's partial sums meet in a
-            # workspace: kernels/gluon_hopper.py); not fp8's tiles promoted by halves of N (summing
-            # a half's partials beside the other half's accumulator spills registers).
-            tiles = math.ceil(M / bm) * math.ceil(N / bn)
-            splits = [
-                split
-                for split in GLUON_SPLITS
-                if not gluon_by_halves(bm, bn, warps, nbytes, warp_size=spec.warp_size)
-                and tiles * split <= spec.sm_count
-                and math.ceil(k_iters / split) >= GLUON_SPLIT_MIN_STEPS
-            ]
+            splits = gluon_splits(spec, M, N, k_iters, bm, bn)
             for stages in GLUON_STAGES:
                 cfg = GemmConfig(bm, bn, bk, warps, stages, variant="gluon_ws")
                 # (never deeper than the K loop, as every config: the seed's rule; fp8's tiles

@@ -79,6 +79,8 @@ def compiled():
         # K split among units (partial sums in a workspace, a counter per tile)
         ("float16", {**_gluon(128, 64, 64, 4, 8), "split_k": 2}, None),
         ("fp8", {**_gluon(128, 128, 128, 8, 6, "gluon_wg"), "split_k": 4}, "rowwise"),
+        # ... and a tile by halves of N: a half's partials summed beside the other half's accumulator
+        ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "split_k": 8}, "rowwise"),
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
@@ -93,8 +95,8 @@ def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compil
         # the loader warp's warpgroup beside the asked warps; registers moved between them
         warps = 8 if "w8" in k["config"] else 4
         assert k["warps"] == warps + 4 and k["setmaxnreg"] > 0, k
-        # (split K: ptxas may spill a few registers in the fix-up that sums a tile's partials, whose
-        # loads it issues together, outside the K loop: 24 bytes for fp8 BM128-BN128 rowwise, sk4)
+        # (split K: ptxas may spill a few registers in the fix-up that sums a tile's partials,
+        # outside the K loop: none with Triton 3.6, 16 bytes for fp8 BM128-BN256 wg sk2 with 3.9)
         assert k["spill_bytes"] <= (32 if "-sk" in k["config"] else 0), k
         assert k["shared_bytes"] <= 227 * 1024, k
 
@@ -168,6 +170,9 @@ GPU_CASES = [
     ("fp16", (1024, 1024, 1024), (128, 64, 64, 4, 8, "gluon_ws", 2)),
     ("bf16", (1000, 1000, 1000), (128, 128, 64, 8, 4, "gluon_wg", 4)),
     ("fp16", (256, 512, 320), (128, 64, 64, 4, 3, "gluon_ws", 4)),
+    # 3.4 waves of tiles (448 on 132 SMs): the 3 full waves' tiles whole, the last 52 split in two
+    ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", 2)),
+    ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", 2)),
 ]
 
 
@@ -242,6 +247,14 @@ def test_precise_fp8_promotes_by_step_by_halves_or_not_at_all_by_the_registers_i
     assert promotion(128, 256, 4, False) == gluon_hopper.PROMOTE_NONE  # no promotion, one accumulator
 
 
+def test_split_k_shares_the_tiles_of_the_last_partial_wave_and_runs_the_full_waves_whole():
+    whole_tiles = importlib.import_module("kernels.gluon_hopper").whole_tiles
+    assert whole_tiles(448, 132, 2) == 396  # 3 full waves whole; the last 52 tiles in 104 units
+    assert whole_tiles(64, 132, 4) == 0  # less than a wave: every tile split
+    assert whole_tiles(396, 132, 2) == 396  # no partial wave: nothing split
+    assert whole_tiles(448, 132, 1) == 448  # no split K
+
+
 @pytest.fixture
 def fp8_zeros():
     """(A, its scale) for the launcher's refusals on the GPU: 1024 x 1024 fp8 zeros and 1.0."""
@@ -274,12 +287,17 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape", [(128, 4096, 14336), (1024, 1024, 4096)], ids=str)
+@pytest.mark.parametrize("shape", [(128, 4096, 14336), (1024, 1024, 4096), (4096, 3584, 3584)], ids=str)
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
 @pytest.mark.parametrize(
     "tile",
-    [(128, 64, 128, 8, 8, "gluon_wg", 2), (128, 128, 128, 8, 6, "gluon_ws", 4), (64, 64, 128, 4, 12, "gluon_ws", 4)],
-    ids=["wg-sk2", "sk4", "small-sk4"],
+    [
+        (128, 64, 128, 8, 8, "gluon_wg", 2),
+        (128, 128, 128, 8, 6, "gluon_ws", 4),
+        (64, 64, 128, 4, 12, "gluon_ws", 4),
+        (128, 256, 128, 8, 3, "gluon_wg", 2),  # (by halves of N)
+    ],
+    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2"],
 )
 def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
     if not torch.cuda.is_available():

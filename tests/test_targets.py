@@ -527,7 +527,23 @@ def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_
     small = [c for c in candidate_configs(h200, "fp16", 1024, 1024, 1024, limit=None) if c.uses_gluon]
     splits = {(c.block_m, c.block_n, c.split_k) for c in small if c.split_k > 1}
     assert (128, 128, 2) in splits and (128, 256, 4) in splits and (128, 128, 4) not in splits
-    assert all(c.split_k == 1 for c in gluon)  # (4096^3: waves of tiles)
+    assert all(c.split_k == 1 for c in gluon)  # (4096^3: no partial wave that a split would fill)
+    # 3.4 waves (fp8 4096 x 3584 in 128 x 256: 448 tiles on 132 SMs): the last 52 tiles split in
+    # two (104 units), fp8's tiles by halves of N too; not in four (208 units: past one wave)
+    tail = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 3584, 3584, limit=None) if c.uses_gluon]
+    tail_splits = {(c.block_m, c.block_n, c.variant, c.split_k) for c in tail if c.split_k > 1}
+    assert {(128, 256, "gluon_ws", 2), (128, 256, "gluon_wg", 2)} <= tail_splits
+    assert not {(128, 256, v, 4) for v in ("gluon_ws", "gluon_wg")} & tail_splits
+    # past GLUON_SPLIT_MAX_WAVES full waves a split of the last one gains too little: none
+    from targets.configs import GLUON_SPLIT_MAX_WAVES, gluon_splits
+
+    assert gluon_splits(h200, 4096, 28672, 32, 128, 256) == []  # 27 waves and 20 tiles
+    assert gluon_splits(h200, 4096, 3584, 28, 128, 256) == [2]
+    assert gluon_splits(h200, 4096, 4096, 32, 128, 256) == []  # 3 waves and 116 tiles: no split fits
+    assert gluon_splits(h200, 1024, 1024, 16, 128, 128) == [2]  # 64 tiles, 4 K steps per unit at least
+    waves = GLUON_SPLIT_MAX_WAVES * h200.sm_count + 10
+    assert gluon_splits(h200, 128, 128 * waves, 64, 128, 128) == [2, 4, 8]
+    assert gluon_splits(h200, 128, 128 * (waves + h200.sm_count), 64, 128, 128) == []
     assert str(GemmConfig(128, 64, 64, 4, 8, variant="gluon_ws", split_k=2)) == "BM128-BN64-BK64-w4-s8-g8-gluon-ws-sk2"
     assert config_from_name("BM128-BN64-BK64-w8-s8-g8-gluon-wg-sk4") == GemmConfig(
         128, 64, 64, 8, 8, variant="gluon_wg", split_k=4
