@@ -68,8 +68,9 @@ def tune_bucket(
     go to the fine pass (a pipeline check).
 
     `match` narrows the space to the configs whose names it finds (searched in the whole
-    space, not only its MAX_CONFIGS first), e.g. one kernel path; the incumbent still joins
-    the fine pass, so a narrowed tune replaces an entry only with a faster config.
+    space, not only its MAX_CONFIGS first), e.g. one kernel path; the incumbent, and the configs
+    of its cells that run their own (`Library.shape_configs`), still join the fine pass, so a
+    narrowed tune replaces an entry, or a cell's own config, only with a faster one.
     """
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import timed_sides, timing_plan
@@ -133,8 +134,13 @@ def tune_bucket(
         correct = [cfg for cfg in chosen if correct_on(cell, prep, ref, cfg)]
         if n == 0:
             incumbent = library.config_for(key) if library is not None and key else None
-            if incumbent is not None and incumbent not in chosen and correct_on(cell, prep, ref, incumbent):
-                correct.append(incumbent)
+            # The entry's configs of its own cells too (`Library.shape_configs`): a narrowed re-tune
+            # (`match`) that did not time them would drop them from the cells' `tried`, and with
+            # them the shapes' own configs (on the H200, 1000^3's TMA tile beside 1024^3's).
+            own = list(library.shape_configs(key).values()) if incumbent is not None else []
+            for cfg in dict.fromkeys([incumbent, *own]):
+                if cfg is not None and cfg not in chosen and correct_on(cell, prep, ref, cfg):
+                    correct.append(cfg)
         del ref
         chosen = correct  # a config wrong or failing on one cell of the bucket is out
         if not chosen:

@@ -260,6 +260,32 @@ def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     )
 
 
+def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path):
+    # 50x60x40 ran its own config (faster there than the bucket's by more than SHAPE_MARGIN): a
+    # re-tune that would not rank it times it again, so that the cell keeps it unless beaten.
+    from targets import candidate_configs, detect
+
+    ranked = candidate_configs(detect(), "fp16", 64, 64, 64)
+    incumbent, own = ranked[-1], ranked[-2]
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    cells = {
+        "fp16 64x64x64": {"tried": {str(incumbent): 0.2, str(own): 0.3}},
+        "fp16 50x60x40": {"tried": {str(incumbent): 0.5, str(own): 0.1}},
+    }
+    lib = library.Library("cpu-interpreter", triton.__version__, entries={
+        key: {"config": incumbent.as_dict(), "cell": "fp16 64x64x64", "cells": cells},
+    })  # fmt: skip
+    assert lib.shape_configs(key) == {(50, 60, 40): own}
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    lib.save(path)
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "1",
+               "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    entry = json.loads(path.read_text())["entries"][key]
+    for cell in cells:
+        assert set(entry["cells"][cell]["tried"]) == {str(ranked[0]), str(incumbent), str(own)}, cell
+
+
 def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
     sys.path.insert(0, str(ROOT / "tests"))
     from asv_fixtures import write_results
