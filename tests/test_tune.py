@@ -286,41 +286,38 @@ def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path)
         assert set(entry["cells"][cell]["tried"]) == {str(ranked[0]), str(incumbent), str(own)}, cell
 
 
-def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
+def _tune_below(tmp_path, ratios: dict, shapes: list[str], dtypes: list[str]):
+    """`tune --below 0.9` over shapes x dtypes after a run whose ratio (Triton / native time) per
+    (shape, dtype) is `ratios`: (the command's result, the run's file, the library's entries)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from asv_fixtures import write_results
 
-    # A run where fp16 64x64x64 was at 0.8x native and bf16 64x64x64 at 1.25x.
     run = write_results(tmp_path / "run.json", "a" * 40, {
-        ("Matmul", "64x64x64", "fp16"): {"ratio": [1.25] * 9, "triton": [1e-5] * 9},
-        ("Matmul", "64x64x64", "bf16"): {"ratio": [0.8] * 9, "triton": [1e-5] * 9},
+        ("Matmul", shape, dtype): {"ratio": [ratio] * 9, "triton": [1e-5] * 9}
+        for (shape, dtype), ratio in ratios.items()
     })  # fmt: skip
     directory = tmp_path / "lib"
-    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "bf16", "--top-k", "2",
+    proc = cli("tune", "--allow-interpreter", "--shapes", *shapes, "--dtypes", *dtypes, "--top-k", "2",
                "--rounds", "1", "--refine", "0", "--dir", str(directory), "--below", "0.9", "--run", str(run))  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc, run, json.loads(next(directory.glob("*.json")).read_text())["entries"]
+
+
+def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
+    # A run where fp16 64x64x64 was at 0.8x native and bf16 64x64x64 at 1.25x.
+    ratios = {("64x64x64", "fp16"): 1.25, ("64x64x64", "bf16"): 0.8}
+    proc, run, entries = _tune_below(tmp_path, ratios, ["64x64x64"], ["fp16", "bf16"])
     assert f"1 of the 2 selected cells are below 0.9x native in {run}: fp16 64x64x64" in proc.stdout
-    entries = json.loads(next(directory.glob("*.json")).read_text())["entries"]
     assert [entry["cell"] for entry in entries.values()] == ["fp16 64x64x64"]
 
 
 def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
     # 50x60x40 was slow, 64^3 (same bucket) was fast: the bucket's one config serves both, so
     # both are timed, or a config that helps the slow cell could be picked blind to the fast one.
-    sys.path.insert(0, str(ROOT / "tests"))
-    from asv_fixtures import write_results
-
-    run = write_results(tmp_path / "run.json", "a" * 40, {
-        ("Matmul", "64x64x64", "fp16"): {"ratio": [0.9] * 9, "triton": [1e-5] * 9},
-        ("Matmul", "50x60x40", "fp16"): {"ratio": [1.25] * 9, "triton": [1e-5] * 9},
-    })  # fmt: skip
-    directory = tmp_path / "lib"
-    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "2",
-               "--rounds", "1", "--refine", "0", "--dir", str(directory), "--below", "0.9", "--run", str(run))  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ratios = {("64x64x64", "fp16"): 0.9, ("50x60x40", "fp16"): 1.25}
+    proc, run, entries = _tune_below(tmp_path, ratios, ["64x64x64", "50x60x40"], ["fp16"])
     assert f"1 of the 2 selected cells are below 0.9x native in {run}: fp16 50x60x40" in proc.stdout
     assert "[1/1] fp16 64x64x64 (+ fp16 50x60x40): " in proc.stdout
-    entries = json.loads(next(directory.glob("*.json")).read_text())["entries"]
     assert [set(entry["cells"]) for entry in entries.values()] == [{"fp16 64x64x64", "fp16 50x60x40"}]
 
 
