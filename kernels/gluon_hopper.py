@@ -208,7 +208,7 @@ if GLUON_IMPORT_ERROR is None:
         sum goes to the workspace and its tile's counter is incremented (release); the unit that
         arrives last (acquire) sums the tile's partials and runs the epilogue, and resets the
         counter for the next launch. Nobody waits for anybody."""
-        if SPLIT_K == 1:
+        if SPLIT_K == 1:  # (a constexpr branch: no workspace code in the kernels that do not split)
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
         elif split < 0:
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
@@ -486,16 +486,14 @@ def launch_args(
     programs: int,
     split_warpgroups: bool = False,
     split_k: int = 1,
-    whole: int | None = None,
+    whole: int,
     workspace: torch.Tensor | None = None,
     counters: torch.Tensor | None = None,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
-    `whole`: the tiles run whole before the split ones (default `whole_tiles`)."""
+    `whole`: the tiles run whole before the split ones (`whole_tiles`)."""
     M, K = a.shape
     N = b.shape[1]
-    if whole is None:
-        whole = whole_tiles(triton.cdiv(M, block_m) * triton.cdiv(N, block_n), programs, split_k)
     b_kmajor = _b_kmajor(b)
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
@@ -596,8 +594,9 @@ def gemm(
     partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
     `split_warpgroups` ("gluon_wg"; 8 warps on 128 rows): each MMA warpgroup its own partition.
     `split_k` > 1: the K steps of each tile of the last, partial wave of tiles (`whole_tiles`)
-    shared by that many work units (fp32 partial sums in a workspace allocated here); `counters`: zeroed int32, at least `counters_needed(...)`, which the
-    kernel leaves zeroed (kept by the caller for the next launches).
+    shared by that many work units (fp32 partial sums in a workspace allocated here); `counters`:
+    zeroed int32, at least `counters_needed(...)`, which the kernel leaves zeroed (kept by the
+    caller for the next launches).
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -605,8 +604,8 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
-    if split_warpgroups and split_warpgroups_problem(block_m, num_warps):
-        raise ValueError(f"gluon gemm: {split_warpgroups_problem(block_m, num_warps)}")
+    if split_warpgroups and (problem := split_warpgroups_problem(block_m, num_warps)):
+        raise ValueError(f"gluon gemm: {problem}")
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
     if programs is None:
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count

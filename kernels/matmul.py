@@ -835,8 +835,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs have no bias or activation epilogue"
         if a.element_size() > 2:
             return "gluon_ws configs are for 16- and 8-bit operands"
-        if cfg.variant == "gluon_wg" and gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps):
-            return gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps)
+        if cfg.variant == "gluon_wg" and (problem := gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps)):
+            return problem
         if gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise) is None:
             return (
                 f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
