@@ -35,6 +35,34 @@ def coarse_ms(fn) -> float:
     return measure(fn, rounds=COARSE_ROUNDS, warmup=1).median(0) * 1e3
 
 
+def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None):
+    """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
+    its candidates)]). The space is the target's whole (`match`: the configs in it whose
+    names it finds); the candidates its `top_k` first (without `match`, of its MAX_CONFIGS first). The configs offered to a
+    bucket's other cells and never to its first are ranked on the cell offered them (the Gluon
+    kernel's split of the last, partial wave of tiles follows each cell's tile count: fp8 4096 x 3584
+    is offered splits, 4096^3 beside it none)."""
+    from targets import MAX_CONFIGS, candidate_configs
+
+    def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
+        space = candidate_configs(spec, dtype, cell.M, cell.N, cell.K, limit=None)
+        if match is not None:
+            space = [c for c in space if match.search(str(c))]
+            return space, space
+        return space, space[:MAX_CONFIGS]
+
+    first = cells[0]
+    space, to_time = offered(first)
+    theirs = []
+    known = set(candidate_configs(spec, dtype, first.M, first.N, first.K, limit=None))
+    for cell in cells[1:]:
+        own = [c for c in offered(cell)[1] if c not in known][:top_k]
+        known.update(own)
+        if own:
+            theirs.append((cell, own))
+    return space, to_time[:top_k], theirs
+
+
 def tune_bucket(
     cells,
     *,
@@ -53,7 +81,9 @@ def tune_bucket(
     Coarse pass (GPU): the launcher's own search on the first cell — candidates
     compiled in parallel, each timed with a few graph replays (`coarse_ms`); then,
     with `refine` N, the other K steps, stage counts and splits of the N fastest
-    output tiles (`targets.configs.siblings`), timed the same way.
+    output tiles (`targets.configs.siblings`), timed the same way; then the
+    configs only the bucket's other cells are offered, each on its cell
+    (`bucket_candidates`; their finalists picked apart, the entry's `ranked_on`).
     Fine pass: the `finalists` fastest of each kernel variant (and promotion), checked against
     the float64 reference and timed with the suites' protocol, interleaved with
     each other and the native library, on every cell of the matrix in the
@@ -76,26 +106,23 @@ def tune_bucket(
     from benchmarks.measure import timed_sides, timing_plan
     from benchmarks.timing import measure
     from kernels import DTYPE_NAMES, autotune
-    from targets import MAX_CONFIGS, candidate_configs
     from targets.configs import siblings
 
     first = cells[0]
     prep = Prepared(first, device)
-    shape = (DTYPE_NAMES[prep.a.dtype], first.M, first.N, first.K)
-    space = candidate_configs(spec, *shape, limit=None)  # beyond the MAX_CONFIGS first
-    if match is not None:
-        space = [c for c in space if match.search(str(c))]
-        if not space:
-            return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}"}
-    candidates = (space if match else space[:MAX_CONFIGS])[:top_k]
+    space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match)
+    if not candidates and not theirs:
+        return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
+    ranked_on = {str(c): cell.name for cell, own in theirs for c in own}
     coarse, failed = {}, {}
     if spec.is_interpreter:
-        chosen = list(candidates)
+        chosen = [*candidates, *(c for _, own in theirs for c in own)]
     else:
-        with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
-            prep.triton()
-        search = autotune.last()
-        coarse, failed = dict(search.timings_ms), dict(search.failed)
+        if candidates:
+            with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
+                prep.triton()
+            search = autotune.last()
+            coarse, failed = dict(search.timings_ms), dict(search.failed)
         if refine:
             fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
             for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
@@ -105,11 +132,19 @@ def tune_bucket(
                     failed[str(cfg)] = autotune.failure_reason(exc)
                 else:
                     candidates.append(cfg)
-        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K): each its own code path
+        for cell, own in theirs:
+            with autotune.fresh_search(len(own), timer=coarse_ms, configs=own):
+                Prepared(cell, device).triton()
+            search = autotune.last()
+            coarse.update(search.timings_ms)
+            failed.update({cfg: f"{cell.name}: {why}" for cfg, why in search.failed.items()})
+            candidates += own
+        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K): each its own code
+        # path; and the configs ranked on another cell than the first apart (not timed on the same)
         by_variant: dict[tuple, list] = {}
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
             path = (cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1)
-            by_variant.setdefault(path, []).append(cfg)
+            by_variant.setdefault((*path, ranked_on.get(str(cfg))), []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     key, incumbent = None, None
     times: dict[str, dict] = {}  # cell -> {config: ms}
@@ -175,6 +210,7 @@ def tune_bucket(
         "incumbent": {"config": str(incumbent), "time_ms": on_first.get(incumbent)} if incumbent else None,
         "tried": {str(c): round(t, 6) for c, t in sorted(on_first.items(), key=lambda kv: kv[1])},
         "ranked_ms": coarse,  # the coarse pass's short-run times (CUDA-graph medians), every candidate
+        **({"ranked_on": ranked_on} if ranked_on else {}),  # where not on the first cell: the cell
         "failed": failed,
     }
     if len(cells) > 1:

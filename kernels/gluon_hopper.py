@@ -27,9 +27,10 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   waves (`whole_tiles`: one tile per program each) run whole, and each tile after them has its K
   steps shared by SPLIT_K work units of the persistent loop; a unit writes its fp32 partial sum to
   a workspace and counts itself in at its tile's counter (release), and the one that arrives last
-  (acquire) sums the partials, runs the epilogue and zeroes the counter. Nobody waits. Where the
-  tiles make less than a wave, every tile is split; where they make 3.4 waves (fp8 4096 x 3584 on
-  128 x 256 tiles and 132 SMs), the 0.4 wave's tiles take half the time in two units each.
+  (acquire) sums the partials in split order (the same bits at every launch), runs the epilogue
+  and zeroes the counter. Nobody waits. Where the tiles make less than a wave, every tile is split;
+  where they make 3.4 waves (fp8 4096 x 3584 on 128 x 256 tiles and 132 SMs), the 0.4 wave's tiles
+  take half the time in two units each.
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
@@ -223,11 +224,14 @@ if GLUON_IMPORT_ERROR is None:
             _thread_barrier()  # (every thread's partial written before the release)
             arrived = gl.atomic_add(counters_ptr + counter, 1, sem="acq_rel", scope="gpu")
             if arrived == SPLIT_K - 1:
-                # Its own partial is still in registers: the others' added one at a time (a loop,
-                # not unrolled: with their loads issued together, ptxas spilled up to 920 bytes
-                # for a half of fp8's 128 x 256 tile beside the other half's accumulator, sk8).
+                # The partials summed in the order of their splits, its own read back too: in the
+                # order of arrival, fp32's rounding made two launches differ (split 4, H200). One
+                # at a time (a loop, not unrolled: with their loads issued together, ptxas spilled
+                # up to 920 bytes for a half of fp8's 128 x 256 tile beside the other half's
+                # accumulator, sk8).
+                acc = gl.load(base + offs, cache_modifier=".cg")
                 for s in range(1, SPLIT_K):
-                    acc += gl.load(base + ((split + s) % SPLIT_K) * TILE + offs, cache_modifier=".cg")
+                    acc += gl.load(base + s * TILE + offs, cache_modifier=".cg")
                 gl.store(counters_ptr + counter, 0)
                 _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
 

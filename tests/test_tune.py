@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -245,7 +246,12 @@ def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     entry = json.loads(path.read_text())["entries"]["matmul|fp16|-|rowrow|64x64x64"]
     assert set(entry["cells"]) == {"fp16 64x64x64", "fp16 50x60x40"}
     tried = {cell: e["tried"] for cell, e in entry["cells"].items()}
-    assert all(set(t) == set(entry["tried"]) and len(t) == 2 for t in tried.values())
+    # the first cell's 2 first candidates, and 50x60x40's own (its padded configs; ranked on it)
+    _, first, theirs = _bucket_candidates(["fp16 64x64x64", "fp16 50x60x40"], 2)
+    assert [cell.name for cell, _ in theirs] == ["fp16 50x60x40"]
+    expected = {str(c) for c in [*first, *theirs[0][1]]}
+    assert all(set(t) == set(entry["tried"]) == expected for t in tried.values())
+    assert set(entry["ranked_on"]) == {str(c) for c in theirs[0][1]}
     # The winner: the best geometric mean of each cell's time relative to that cell's fastest.
     score = {
         cfg: (tried["fp16 64x64x64"][cfg] / min(tried["fp16 64x64x64"].values()))
@@ -282,8 +288,19 @@ def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path)
                "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     entry = json.loads(path.read_text())["entries"][key]
+    _, _, theirs = _bucket_candidates(list(cells), 1)
     for cell in cells:
-        assert set(entry["cells"][cell]["tried"]) == {str(ranked[0]), str(incumbent), str(own)}, cell
+        expected = {str(ranked[0]), str(incumbent), str(own), *(str(c) for _, cfgs in theirs for c in cfgs)}
+        assert set(entry["cells"][cell]["tried"]) == expected, cell
+
+
+def _bucket_candidates(cells: list[str], top_k: int):
+    """`ci.tune.bucket_candidates` of these cells (names) on this machine's target."""
+    from benchmarks.matrix import parse_cell
+    from ci.tune import bucket_candidates
+    from targets import detect
+
+    return bucket_candidates(detect(), "fp16", [parse_cell(c)[1] for c in cells], top_k)
 
 
 def _tune_below(tmp_path, ratios: dict, shapes: list[str], dtypes: list[str]):
@@ -333,3 +350,28 @@ def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
 def test_below_needs_a_run_and_a_positive_speedup(args, message):
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", *args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_a_buckets_other_cells_bring_the_configs_only_they_are_offered():
+    # fp8 4096^3 and 4096 x 3584 x 3584 share a bucket; on the H200's 128 x 256 tiles the first
+    # makes 3.9 waves (no split of its last wave fits), the second 3.4 (its 0.4 wave split in 2):
+    # a tune of the split configs has candidates for the second cell alone, ranked on it.
+    from benchmarks.matrix import parse_cell
+    from ci.tune import bucket_candidates
+    from targets import catalogue, shape_bucket
+    from targets.configs import gluon_available
+
+    if not gluon_available():
+        pytest.skip("this Triton has no Gluon Hopper module")
+    cells = [parse_cell(f"fp8_e4m3 {shape}")[1] for shape in ("4096x4096x4096", "4096x3584x3584")]
+    assert shape_bucket(cells[0].M, cells[0].N, cells[0].K) == shape_bucket(cells[1].M, cells[1].N, cells[1].K)
+    spec = catalogue.get("h200")
+    space, candidates, theirs = bucket_candidates(spec, "fp8_e4m3", cells, 24, re.compile("gluon-w[sg]-sk[248]$"))
+    assert space == candidates == []
+    [(cell, own)] = theirs
+    assert cell is cells[1] and own and all(cfg.split_k == 2 and cfg.uses_gluon for cfg in own)
+    # without a pattern the first cell's own candidates come first, the second's are those it alone is offered
+    space, candidates, theirs = bucket_candidates(spec, "fp8_e4m3", cells, None)
+    assert candidates and not set(candidates) & {c for _, own in theirs for c in own}
+    # one cell: nothing of another's
+    assert bucket_candidates(spec, "fp8_e4m3", cells[:1], 24)[2] == []
