@@ -79,6 +79,7 @@ def compiled():
         # K split among units (partial sums in a workspace, a counter per tile)
         ("float16", {**_gluon(128, 64, 64, 4, 8), "split_k": 2}, None),
         ("fp8", {**_gluon(128, 128, 128, 8, 6, "gluon_wg"), "split_k": 4}, "rowwise"),
+        ("fp8", {**_gluon(128, 128, 128, 8, 6, "gluon_wg"), "split_k": 3}, "tensorwise"),
         # ... and a tile by halves of N: a half's partials summed beside the other half's accumulator
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "split_k": 8}, "rowwise"),
     ]
@@ -170,6 +171,7 @@ GPU_CASES = [
     ("fp16", (1024, 1024, 1024), (128, 64, 64, 4, 8, "gluon_ws", 2)),
     ("bf16", (1000, 1000, 1000), (128, 128, 64, 8, 4, "gluon_wg", 4)),
     ("fp16", (256, 512, 320), (128, 64, 64, 4, 3, "gluon_ws", 4)),
+    ("bf16", (128, 4608, 3584), (128, 128, 64, 8, 4, "gluon_wg", 3)),  # 56 K steps in 19, 19 and 18
     # 3.4 waves of tiles (448 on 132 SMs): the 3 full waves' tiles whole, the last 52 split in two
     ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", 2)),
     ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", 2)),
@@ -296,8 +298,9 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
         (128, 128, 128, 8, 6, "gluon_ws", 4),
         (64, 64, 128, 4, 12, "gluon_ws", 4),
         (128, 256, 128, 8, 3, "gluon_wg", 2),  # (by halves of N)
+        (128, 128, 128, 8, 6, "gluon_wg", 3),
     ],
-    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2"],
+    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3"],
 )
 def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
     if not torch.cuda.is_available():
