@@ -27,8 +27,8 @@
 # of OUT_DIR in one archive at the end, e.g. "$OUT/evidence.tgz" on a device box that returns
 # only a few files).
 #
-# Resuming: a run whose OUT_DIR/run-NAME.json exists, and a recheck part whose OUT_DIR/recheck-aa-NN.json
-# exists, is kept, not measured again; so a later call can unpack an earlier call's PACK into OUT_DIR
+# Resuming: a run whose OUT_DIR/run-NAME.json exists (its NAME-context.tgz unpacked beside it for
+# `noise --clocks`), and a recheck part whose OUT_DIR/recheck-aa-NN.json exists, is kept, not measured again; so a later call can unpack an earlier call's PACK into OUT_DIR
 # and go on where the deadline cut it (e.g. RUNS=" " RECHECK=1 INJECT= for the recheck alone).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -82,9 +82,21 @@ run() { # run NAME [args...]: one gemmwatch run into its own results dir, cut at
   return "$rc"
 }
 
+kept() { # kept NAME: an earlier call's run, its context unpacked back beside a copy of its result
+  # file as `gemmwatch run` laid them out (NAME/results/MACHINE, NAME/context/MACHINE: `noise --clocks`)
+  local name=$1 machine
+  note "$name: kept from an earlier call"
+  [ -s "$out/$name-context.tgz" ] && [ ! -d "$out/$name/context" ] || return 0
+  mkdir -p "$out/$name" && tar xzf "$out/$name-context.tgz" -C "$out/$name" || return 0
+  for machine in "$out/$name"/context/*/; do
+    machine=$(basename "$machine")
+    mkdir -p "$out/$name/results/$machine" && cp "$out/run-$name.json" "$out/$name/results/$machine/"
+  done
+}
+
 # shellcheck disable=SC2086
 for name in ${RUNS:-cold warm warm2}; do
-  [ -s "$out/run-$name.json" ] && { note "$name: kept from an earlier call"; continue; }
+  [ -s "$out/run-$name.json" ] && { kept "$name"; continue; }
   [ "$(left)" -gt 30 ] || { note "$name: skipped, deadline"; continue; }
   run "$name" ${RUN_ARGS:-}
 done

@@ -192,7 +192,14 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     assert lines[2].startswith("compare-injected: exit 0"), lines  # (again, of the kept injected run)
     assert lines[:2] + lines[3:-1] == [f"{name}: kept from an earlier call" for name in kept]
     assert lines[-1].startswith("simulate --recheck: exit")  # (no rounds from the interpreter: exit 2, as above)
-    assert not (resumed / "cold").exists() and " over 2 runs;" in (resumed / "noise.txt").read_text()
+    assert " over 2 runs;" in (resumed / "noise.txt").read_text()
+    # the kept runs' contexts unpacked beside their result files, where `noise --clocks` reads them
+    from ci.noise import context_cells
+
+    for name in ("cold", "warm"):
+        [copy] = (resumed / name / "results").glob("*/run-*.json")
+        assert copy.read_bytes() == (resumed / f"run-{name}.json").read_bytes()
+        assert context_cells(load(copy)), name
     # A deadline already spent: every step skipped, nothing half-written.
     late = tmp_path / "late"
     proc = subprocess.run(["bash", "ci/gpu_evidence.sh", str(late), "10"], cwd=repo, capture_output=True, text=True,
