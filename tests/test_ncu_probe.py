@@ -1,0 +1,146 @@
+"""ci/ncu_probe.py without a GPU: its details-page reader and table, and its refusals. (Nsight
+Compute itself runs on the GPU box only; the table below has the columns of its details page as
+`ncu --import R --csv --page details` writes them.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ci import ncu_probe
+
+ROOT = Path(__file__).resolve().parents[1]
+HEADER = (
+    '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+    '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"'
+)
+
+
+def _row(kid, kernel, block, grid, section, name, unit, value):
+    fields = [
+        kid,
+        "4242",
+        "python3",
+        "127.0.0.1",
+        kernel,
+        "1",
+        "7",
+        block,
+        grid,
+        "0",
+        "9.0",
+        section,
+        name,
+        unit,
+        value,
+    ]
+    return ",".join(f'"{f}"' for f in fields)
+
+
+def _details(tmp_path: Path) -> Path:
+    ours = ("0", "_gemm_ws_kernel", "(384, 1, 1)", "(96, 1, 1)")
+    memset = ("1", "Memset (Device)", "(1, 1, 1)", "(1, 1, 1)")
+    cublas = ("2", "nvjet_sm90_qqtst_128x128_128x6_2x1_v_bz_coopA_TNT(cublasLt::Params)", "(384, 1, 1)", "(132, 1, 1)")
+    sol, mem = "GPU Speed Of Light Throughput", "Memory Workload Analysis"
+    lines = [
+        "==PROF== Connected to process 4242",
+        HEADER,
+        _row(*ours, sol, "Duration", "usecond", "13.82"),
+        _row(*ours, sol, "Compute (SM) Throughput", "%", "41.5"),
+        _row(*ours, sol, "Memory Throughput", "%", "63.2"),
+        _row(*ours, sol, "DRAM Throughput", "%", "38.9"),
+        _row(*ours, sol, "L2 Cache Throughput", "%", "63.2"),
+        _row(*ours, mem, "Memory Throughput", "Tbyte/second", "1.86"),  # (the same name, another unit)
+        _row(*ours, mem, "L2 Hit Rate", "%", "79.4"),
+        _row(*ours, "Occupancy", "Achieved Occupancy", "%", "9.2"),
+        _row(*ours, "Launch Statistics", "Registers Per Thread", "register/thread", "168"),
+        _row(*ours, "Warp State Statistics", "Warp Cycles Per Issued Instruction", "cycle", "1,234.5"),
+        _row(*memset, sol, "Duration", "nsecond", "1,472"),
+        _row(*cublas, sol, "Duration", "usecond", "11.10"),
+        _row(*cublas, sol, "Compute (SM) Throughput", "%", "55.0"),
+    ]
+    path = tmp_path / "cell--side.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_details_page_is_read_per_kernel_with_units_and_separators(tmp_path):
+    kernels = ncu_probe.read_details(_details(tmp_path))
+    assert [k["kernel"] for k in kernels][:2] == ["_gemm_ws_kernel", "Memset (Device)"]
+    ours, memset, cublas = kernels
+    assert ncu_probe._value(ours, "Duration", "us") == pytest.approx(13.82)
+    assert ncu_probe._value(memset, "Duration", "us") == pytest.approx(1.472)  # ns, with a thousands separator
+    assert ncu_probe._value(ours, "Memory Throughput", "%") == pytest.approx(63.2)  # the % one, not Tbyte/s
+    assert ncu_probe._value(ours, "Warp Cycles Per Issued Instruction", "") == pytest.approx(1234.5)
+    assert ncu_probe._value(cublas, "L2 Hit Rate", "%") is None
+    table = ncu_probe.summary({"library": [ours], "native": [memset, cublas]})
+    assert "| library | _gemm_ws_kernel | 13.8 | 41.5 | 63.2 | 38.9 | 63.2 | 79.4 | 9.2 | 168 | 1234.5 |" in table
+    # a C++ signature shortened to the kernel's name; a figure ncu did not give is "-"
+    assert "| native | nvjet_sm90_qqtst_128x128_128x6_2x1_v_bz_coopA_TNT | 11.1 | 55.0 | - |" in table
+    assert ncu_probe._per_call_us([memset, cublas], 1) == pytest.approx(12.572)
+    assert ncu_probe._per_call_us([ours, ours], 2) == pytest.approx(13.82)
+
+
+def test_summarize_prints_the_table_of_saved_csvs(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--summarize", str(_details(tmp_path))], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "| cell--side | _gemm_ws_kernel | 13.8 |" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--summarize", "{tmp}/none.csv"], "none.csv"),
+        (["--summarize", "{tmp}/empty.csv"], 'no ncu details table (a header row starting with "ID")'),
+        (["--cells", "fp99 1x1x1", "--out", "{tmp}/o"], "unknown dtype 'fp99'"),
+        (["--cells", "fp16 64x64x64", "--configs", "BM64-BN64", "--out", "{tmp}/o"], "not a GEMM config name"),
+        (["--cells", "fp16 64x64x64", "--out", "{tmp}/o", "--ncu", "{tmp}/no-ncu"], "no Nsight Compute"),
+        (["--cells", "fp16 64x64x64"], "--cells and --out are needed"),
+        (["--cells", "fp16 64x64x64", "--out", "{tmp}/o", "--launches", "0"], "--launches must be >= 1, got 0"),
+    ],
+)
+def test_bad_input_is_refused_with_a_message_naming_it(tmp_path, args, message):
+    (tmp_path / "empty.csv").write_text("==PROF== nothing profiled\n")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_the_profiled_side_needs_a_gpu():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is here")
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--child", "--cell", "fp16 64x64x64", "--side",
+                           "native", "--launches", "1"], cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr, proc.stderr
+
+
+def test_side_names_are_file_names():
+    assert ncu_probe.side_name("fp8_e4m3 128x6144x4096", "native") == "fp8_e4m3-128x6144x4096--native"
+    assert ncu_probe.side_name("fp16 64x64x64 bias+gelu", "BM64-BN64-BK64-w4-s3-g8") == (
+        "fp16-64x64x64-bias-gelu--BM64-BN64-BK64-w4-s3-g8"
+    )
+
+
+@pytest.mark.gpu
+def test_the_probe_profiles_both_sides_of_a_cell_on_the_gpu(tmp_path):
+    import shutil
+
+    import torch
+
+    if not torch.cuda.is_available() or shutil.which("ncu") is None:
+        pytest.skip("needs a GPU and Nsight Compute (ncu on PATH)")
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--cells", "fp16 1024x1024x1024", "--out",
+                           str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for side in ("library", "native"):
+        kernels = ncu_probe.read_details(tmp_path / f"{ncu_probe.side_name('fp16 1024x1024x1024', side)}.csv")
+        assert kernels and all(ncu_probe._value(k, "Duration", "us") > 0 for k in kernels), side
+    assert "| library |" in proc.stdout and "| native |" in proc.stdout and "x native (" in proc.stdout
