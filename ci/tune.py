@@ -37,11 +37,11 @@ def coarse_ms(fn) -> float:
 
 def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None):
     """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
-    its candidates)]). The space is the target's whole (`match`: the configs in it whose
-    names it finds); the candidates its `top_k` first (without `match`, of its MAX_CONFIGS first). The configs offered to a
-    bucket's other cells and never to its first are ranked on the cell offered them (the Gluon
-    kernel's split of the last, partial wave of tiles follows each cell's tile count: fp8 4096 x 3584
-    is offered splits, 4096^3 beside it none)."""
+    its candidates)]). The space is the target's whole (`match`: the configs in it whose names it
+    finds); the candidates its `top_k` first (without `match`, of its MAX_CONFIGS first). The
+    configs offered to a bucket's other cells and never to its first are ranked on the cell offered
+    them (the Gluon kernel's split of the last, partial wave of tiles follows each cell's tile
+    count: fp8 4096 x 3584 is offered splits, 4096^3 beside it none)."""
     from targets import MAX_CONFIGS, candidate_configs
 
     def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
