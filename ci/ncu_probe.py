@@ -9,6 +9,10 @@ none`) and ncu's own cache flush before each kernel (cold L2, as the suites time
 
     python3 -m ci.ncu_probe --out DIR --cells "fp8_e4m3 128x6144x4096" \\
         --configs BM128-BN64-BK128-w8-s8-g8-gluon-wg BM128-BN128-BK128-w8-s5-g8-gluon-wg-sk2
+    python3 -m ci.ncu_probe --out DIR --cells "fp8_e4m3 128x6144x4096" --runners-up 2 [--dry-run]
+
+(`--runners-up N`: the config the tuned-config library runs for the cell and the N fastest others
+its tune timed on it, each named; `--dry-run` prints what would be profiled.)
 
 DIR/<cell>--<side>.ncu-rep is ncu's report (open it in Nsight Compute), DIR/<cell>--<side>.csv its
 details page; a table of each kernel's headline figures is printed (duration, SM and memory
@@ -142,6 +146,34 @@ def summary(sides: dict[str, list[dict]]) -> str:
     return "\n".join(out)
 
 
+def tuned_sides(path: Path, cell_name: str, runners_up: int) -> list[tuple[str, float | None]]:
+    """[(config name, the tune's time in ms)]: the config the library at `path` runs for the cell
+    (the cell's own where the tune found one faster, else its bucket's) and the `runners_up`
+    fastest others its tune timed on that cell, fastest first."""
+    import json
+
+    from targets.library import Library
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ProbeError(f"tuned-config library {path}: {err}") from None
+    library = Library(data.get("target", ""), data.get("triton", ""), entries=data.get("entries", {}))
+    for key, entry in library.entries.items():
+        cells = entry.get("cells") or {}
+        if cell_name in cells:
+            tried = cells[cell_name].get("tried") or {}
+        elif entry.get("cell") == cell_name:
+            tried = entry.get("tried") or {}
+        else:
+            continue
+        shape = tuple(int(x) for x in cell_name.split()[1].split("x"))
+        runs = str(library.config_for(key, shape))
+        others = [c for c in sorted(tried, key=tried.get) if c != runs][:runners_up]
+        return [(runs, tried.get(runs)), *((c, tried[c]) for c in others)]
+    raise ProbeError(f"no entry of {path} was tuned on the cell {cell_name!r}")
+
+
 def child(cell_name: str, side: str, config: str | None, launches: int) -> int:
     """Run one side of one cell: warm-up, then `launches` calls between cudaProfilerStart/Stop."""
     import torch
@@ -203,6 +235,11 @@ def main(argv=None) -> int:
     parser.add_argument("--cells", nargs="+", metavar="CELL", help='cells, e.g. "fp8_e4m3 128x6144x4096"')
     parser.add_argument("--configs", nargs="*", default=[], metavar="NAME",
                         help="configs to profile (names as the library writes them); default the library's")  # fmt: skip
+    parser.add_argument("--runners-up", type=int, metavar="N",
+                        help="the library's config for each cell and the N fastest others its tune timed there")  # fmt: skip
+    parser.add_argument("--library", metavar="PATH",
+                        help="the tuned-config library --runners-up reads (default: this GPU's, this Triton's)")  # fmt: skip
+    parser.add_argument("--dry-run", action="store_true", help="print the sides each cell would have profiled")
     parser.add_argument("--no-native", action="store_true", help="leave the native library out")
     parser.add_argument("--launches", type=int, default=1, help="calls of each side profiled (default 1)")
     parser.add_argument("--out", metavar="DIR", help="where the reports, CSV files and logs go")
@@ -241,16 +278,20 @@ def _probe(args) -> int:
             raise ProbeError(str(err)) from None
     for name in args.configs:
         config_from_name(name)  # (a ValueError naming it)
+    if args.runners_up is not None and args.runners_up < 0:
+        raise ProbeError(f"--runners-up must be >= 0, got {args.runners_up}")
+    plans = {cell: _sides(args, cell) for cell in args.cells}
+    if args.dry_run:
+        for cell, sides in plans.items():
+            print(f"{cell}: " + ", ".join(side for side, _ in sides))
+        return 0
     ncu = shutil.which(args.ncu)
     if ncu is None:
         raise ProbeError(f"no Nsight Compute: {args.ncu!r} is not an executable on PATH (--ncu names another)")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    sides = [("library", None)] if not args.configs else [(name, name) for name in args.configs]
-    if not args.no_native:
-        sides.append(("native", None))
     status = 0
-    for cell in args.cells:
+    for cell, sides in plans.items():
         tables: dict[str, list[dict]] = {}
         for side, config in sides:
             try:
@@ -268,6 +309,32 @@ def _probe(args) -> int:
                 versus = f", {native_us / ours:.3f}x native ({native_us:.1f} us)" if native_us else ""
                 print(f"{side}: {ours:.1f} us per call in {len(kernels) // args.launches} kernel(s){versus}")
     return status
+
+
+def _sides(args, cell: str) -> list[tuple[str, str | None]]:
+    """[(side, config name or None)] of one cell: the named configs, the library's and its runners-up
+    (`--runners-up`), else the library's as dispatched; then the native library."""
+    sides = [(name, name) for name in args.configs]
+    if args.runners_up is not None:
+        if args.library:
+            path = Path(args.library)
+        else:
+            import triton
+
+            from targets import detect
+            from targets.library import library_path
+
+            path = library_path(detect().name, triton.__version__)
+        for name, ms in tuned_sides(path, cell, args.runners_up):
+            timed = f"{ms:.4f} ms in the tune" if ms else "not timed on it"
+            print(f"{cell}: {name}: {timed}", flush=True)
+            if name not in args.configs:
+                sides.append((name, name))
+    if not sides:
+        sides = [("library", None)]
+    if not args.no_native:
+        sides.append(("native", None))
+    return sides
 
 
 def _per_call_us(kernels: list[dict], launches: int) -> float | None:

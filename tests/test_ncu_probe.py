@@ -144,3 +144,57 @@ def test_the_probe_profiles_both_sides_of_a_cell_on_the_gpu(tmp_path):
         kernels = ncu_probe.read_details(tmp_path / f"{ncu_probe.side_name('fp16 1024x1024x1024', side)}.csv")
         assert kernels and all(ncu_probe._value(k, "Duration", "us") > 0 for k in kernels), side
     assert "| library |" in proc.stdout and "| native |" in proc.stdout and "x native (" in proc.stdout
+
+
+def _library(tmp_path: Path) -> Path:
+    """A bucket of two cells: 64^3 runs the bucket's config, 50x60x40 its own (faster there by more
+    than the library's margin)."""
+    import json
+
+    from targets import GemmConfig
+
+    bucket, own = GemmConfig(64, 64, 64, 4, 3), GemmConfig(32, 64, 64, 4, 2)
+    other, worst = GemmConfig(64, 32, 64, 4, 3), GemmConfig(16, 64, 64, 4, 2)
+    cells = {
+        "fp16 64x64x64": {"tried": {str(bucket): 0.10, str(other): 0.12, str(own): 0.13, str(worst): 0.2}},
+        "fp16 50x60x40": {"tried": {str(bucket): 0.10, str(other): 0.11, str(own): 0.05, str(worst): 0.2}},
+    }
+    entries = {"matmul|fp16|-|rowrow|64x64x64": {"config": bucket.as_dict(), "cell": "fp16 64x64x64", "cells": cells}}
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": "3.6.0", "entries": entries}))
+    return path
+
+
+def test_runners_up_are_the_librarys_config_and_the_fastest_others_its_tune_timed(tmp_path):
+    lib = _library(tmp_path)
+    assert [c for c, _ in ncu_probe.tuned_sides(lib, "fp16 64x64x64", 2)] == [
+        "BM64-BN64-BK64-w4-s3-g8", "BM64-BN32-BK64-w4-s3-g8", "BM32-BN64-BK64-w4-s2-g8",
+    ]  # fmt: skip
+    # 50x60x40 runs its own config (`Library.shape_configs`), then the bucket's, then the next
+    assert ncu_probe.tuned_sides(lib, "fp16 50x60x40", 2) == [
+        ("BM32-BN64-BK64-w4-s2-g8", 0.05), ("BM64-BN64-BK64-w4-s3-g8", 0.10), ("BM64-BN32-BK64-w4-s3-g8", 0.11),
+    ]  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--cells", "fp16 50x60x40", "--runners-up", "1",
+                           "--library", str(lib), "--out", str(tmp_path / "o"), "--dry-run"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "fp16 50x60x40: BM32-BN64-BK64-w4-s2-g8, BM64-BN64-BK64-w4-s3-g8, native" in proc.stdout
+    assert not (tmp_path / "o").exists()  # (a dry run writes nothing)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--cells", "fp16 128x128x128", "--runners-up", "1"],
+            "no entry of {lib} was tuned on the cell 'fp16 128x128x128'",
+        ),
+        (["--cells", "fp16 64x64x64", "--runners-up", "-1"], "--runners-up must be >= 0, got -1"),
+    ],
+)
+def test_runners_up_refuse_a_cell_the_library_does_not_hold(tmp_path, args, message):
+    lib = _library(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", *args, "--library", str(lib), "--out",
+                           str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and message.format(lib=lib) in proc.stderr, proc.stderr
+    assert not (tmp_path / "o").exists()
