@@ -210,8 +210,7 @@ def profile(ncu: str, out: Path, cell: str, side: str, config: str | None, launc
     """One side of one cell under ncu; its details page as CSV (the report beside it)."""
     name = side_name(cell, side)
     report = out / f"{name}.ncu-rep"
-    run = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--force-overwrite",
-           "--export", str(report.with_suffix(""))]  # fmt: skip
+    run = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--export", str(report.with_suffix(""))]
     for section in SECTIONS:
         run += ["--section", section]
     run += [sys.executable, "-m", "ci.ncu_probe", "--child", "--cell", cell, "--side", side,
@@ -285,19 +284,23 @@ def _probe(args) -> int:
         for cell, sides in plans.items():
             print(f"{cell}: " + ", ".join(side for side, _ in sides))
         return 0
+    out = Path(args.out)
+    earlier = [out / f"{side_name(cell, s)}{ext}" for cell, sides in plans.items() for s, _ in sides
+               for ext in (".ncu-rep", ".csv")]  # fmt: skip
+    if kept := [str(p) for p in earlier if p.exists()]:
+        raise ProbeError(
+            f"{kept[0]} exists, from an earlier probe: give another --out ({len(kept)} of this probe's files are there)"
+        )
     ncu = shutil.which(args.ncu)
     if ncu is None:
         raise ProbeError(f"no Nsight Compute: {args.ncu!r} is not an executable on PATH (--ncu names another)")
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     status = 0
     for cell, sides in plans.items():
         tables: dict[str, list[dict]] = {}
         for side, config in sides:
             try:
-                path = profile(
-                    ncu, out, cell, "native" if side == "native" else side, config, args.launches, args.timeout
-                )
+                path = profile(ncu, out, cell, side, config, args.launches, args.timeout)
                 tables[side] = read_details(path)
             except (ProbeError, subprocess.TimeoutExpired) as err:
                 print(f"ncu_probe: {err}", file=sys.stderr)

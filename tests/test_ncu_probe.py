@@ -198,3 +198,17 @@ def test_runners_up_refuse_a_cell_the_library_does_not_hold(tmp_path, args, mess
                            str(tmp_path / "o")], cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 2 and message.format(lib=lib) in proc.stderr, proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_an_earlier_probes_files_are_never_overwritten(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    earlier = out / f"{ncu_probe.side_name('fp16 64x64x64', 'native')}.csv"
+    earlier.write_text("an earlier probe's table\n")
+    proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--cells", "fp16 64x64x64", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert (
+        proc.returncode == 2
+        and f"{earlier} exists, from an earlier probe: give another --out (1 of this" in proc.stderr
+    )
+    assert earlier.read_text() == "an earlier probe's table\n" and sorted(out.iterdir()) == [earlier]
