@@ -273,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     tdiff = sub.add_parser(
         "tuned-diff",
-        help="markdown: which buckets of a tuned-config library changed config, with both speedups",
+        help="markdown: which cells of a tuned-config library changed the config they run (their bucket's or their own), "
+        "with both speedups",
         description="Compares two library files of the same target and Triton version (e.g. the committed one "
         "and a scheduled re-tune). A missing OLD file counts as an empty library.",
     )

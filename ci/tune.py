@@ -436,17 +436,39 @@ def earlier_results(old: dict | None, new: dict) -> dict:
     return dict(sorted(kept.items()))
 
 
+def cells_run(data: dict, key: str) -> dict[str, tuple[str, float | None]]:
+    """{cell: (the config it runs, its speedup over native in the tune)} for the cells a library's
+    entry was tuned on: the bucket's config, or the cell's own where the tune found one faster
+    (`Library.shape_configs`; its speedup from the same rounds' native time)."""
+    from targets.library import Library
+
+    entry = data.get("entries", {}).get(key)
+    if not entry:
+        return {}
+    own = Library(data.get("target", ""), data.get("triton", ""), entries=data["entries"]).shape_configs(key)
+    bucket = _bucket_config(entry)
+    out = {}
+    for name, timed in (entry.get("cells") or {entry.get("cell", ""): entry}).items():
+        parts = name.split()
+        shape = tuple(int(x) for x in parts[1].split("x")) if len(parts) == 2 else None
+        speed = timed.get("speedup_over_native")
+        if shape in own:  # the same rounds: native time = the bucket config's time x its speedup
+            config = str(own[shape])
+            mine, theirs = (timed.get("tried") or {}).get(config), timed.get("time_ms")
+            out[name] = (config, speed * theirs / mine if speed and theirs and mine else None)
+        else:
+            out[name] = (bucket, speed)
+    return out
+
+
 def library_diff(old: dict, new: dict) -> str:
-    """Markdown: per library key, the old and new best config and speedup over native."""
+    """Markdown: a row per cell whose config changed (the one it runs: its bucket's, or its own
+    where the tune found one faster), with the old and new config and speedup over native."""
 
-    def speed(entry):
-        value = entry.get("speedup_over_native") if entry else None
-        return f"{value:.3f}x" if value else "n/a"
-
-    def config(entry):
-        from targets import GemmConfig
-
-        return f"`{GemmConfig(**entry['config'])}`" if entry else "-"
+    def shown(run):
+        if run is None:
+            return ["-", "n/a"]
+        return [f"`{run[0]}`", f"{run[1]:.3f}x" if run[1] else "n/a"]
 
     old_entries, new_entries = old.get("entries", {}), new.get("entries", {})
     lines = [
@@ -458,16 +480,31 @@ def library_diff(old: dict, new: dict) -> str:
     ]
     changed = 0
     for key in sorted(set(old_entries) | set(new_entries)):
-        before, after = old_entries.get(key), new_entries.get(key)
-        if before and after and before.get("config") == after.get("config"):
-            continue
-        changed += 1
-        cell = (after or before).get("cell", "")
+        before, after = cells_run(old, key), cells_run(new, key)
+        first = (new_entries.get(key) or old_entries[key]).get("cell")
         bucket = key.replace("|", "\\|")  # a pipe inside a table cell must be escaped, code span or not
-        lines.append(f"| `{bucket}` | {cell} | {config(before)} | {speed(before)} | {config(after)} | {speed(after)} |")
+        for cell in sorted(set(before) | set(after), key=lambda c: (c != first, c)):
+            # (a cell one side's tune did not time ran that side's bucket config, speedup unknown)
+            was = before.get(cell) or _bucket_run(old_entries.get(key))
+            now = after.get(cell) or _bucket_run(new_entries.get(key))
+            if was and now and was[0] == now[0]:
+                continue
+            changed += 1
+            lines.append(f"| `{bucket}` | {cell} | " + " | ".join(shown(was) + shown(now)) + " |")
     if not changed:
-        lines.append("| (no bucket changed its config) | | | | | |")
+        lines.append("| (no cell changed its config) | | | | | |")
     return "\n".join(lines) + "\n"
+
+
+def _bucket_config(entry: dict) -> str:
+    from targets import GemmConfig
+
+    return str(GemmConfig(**entry["config"]))
+
+
+def _bucket_run(entry: dict | None) -> tuple[str, None] | None:
+    """(the bucket's config, no speedup): what a cell its tune did not time runs."""
+    return (_bucket_config(entry), None) if entry else None
 
 
 def main_diff(args) -> int:

@@ -187,6 +187,33 @@ def test_tuned_diff_lists_only_the_buckets_whose_config_changed(tmp_path):
     assert "3 entries (before: 2)" in proc.stdout
 
 
+def test_tuned_diff_lists_a_cell_whose_own_config_changed_under_an_unchanged_bucket(tmp_path):
+    # 4096x3584x3584 runs its own config where the tune timed one faster than the bucket's by more
+    # than the library's margin (`Library.shape_configs`): a re-tune that changes only that one
+    # changes what the cell runs, and the diff says so, with the speedup of the config it runs.
+    key = "matmul|fp16|-|rowrow|4096x4096x4096"
+    bucket, mine, theirs = "BM128-BN128-BK64-w8-s3-g8", "BM128-BN256-BK64-w8-s3-g8-tma", "BM64-BN128-BK64-w8-s3-g8"
+
+    def entry(own):
+        other = theirs if own == mine else mine
+        return {**_entry(128, 1.01), "cells": {
+            "fp16 4096x4096x4096": {"time_ms": 0.2, "speedup_over_native": 1.01, "tried": {bucket: 0.2}},
+            "fp16 4096x3584x3584": {"time_ms": 0.2, "speedup_over_native": 0.95, "tried": {bucket: 0.2, own: 0.18, other: 0.21}},
+        }}  # fmt: skip
+
+    (tmp_path / "old.json").write_text(json.dumps(_library({key: entry(mine)})))
+    (tmp_path / "new.json").write_text(json.dumps(_library({key: entry(theirs)})))
+    proc = cli("tuned-diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| `")]
+    assert rows == [
+        f"| `matmul\\|fp16\\|-\\|rowrow\\|4096x4096x4096` | fp16 4096x3584x3584 | `{mine}` | 1.056x | `{theirs}` | 1.056x |"
+    ]
+    # the same library twice: nothing changed
+    proc = cli("tuned-diff", str(tmp_path / "new.json"), str(tmp_path / "new.json"))
+    assert "| (no cell changed its config) |" in proc.stdout
+
+
 def test_tuned_diff_refuses_libraries_of_different_targets(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(_library({}, target="mi300x")))
     (tmp_path / "new.json").write_text(json.dumps(_library({})))
