@@ -28,8 +28,9 @@
 # only a few files).
 #
 # Resuming: a run whose OUT_DIR/run-NAME.json exists (its NAME-context.tgz unpacked beside it for
-# `noise --clocks`), and a recheck part whose OUT_DIR/recheck-aa-NN.json exists, is kept, not measured again; so a later call can unpack an earlier call's PACK into OUT_DIR
-# and go on where the deadline cut it (e.g. RUNS=" " RECHECK=1 INJECT= for the recheck alone).
+# `noise --clocks`), and a recheck part whose OUT_DIR/recheck-aa-NN.json exists, is kept, not
+# measured again; so a later call can unpack an earlier call's PACK into OUT_DIR and go on where
+# the deadline cut it (e.g. RUNS=" " RECHECK=1 INJECT= for the recheck alone).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:?usage: ci/gpu_evidence.sh OUT_DIR [DEADLINE_SECONDS]}

@@ -106,13 +106,7 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
     shapes = Library(library.get("target", ""), library.get("triton", ""), entries=library["entries"])
     for key, entry in library["entries"].items():
         entries.append((entry.get("cell"), GemmConfig(**entry["config"]), entry.get("speedup_over_native")))
-        dtype = str(entry.get("cell")).split()[0]
-        for (M, N, K), config in shapes.shape_configs(key).items():
-            name = f"{dtype} {M}x{N}x{K}"
-            timed = entry["cells"][name]
-            native_ms = timed["time_ms"] * timed["speedup_over_native"] if timed.get("speedup_over_native") else None
-            speedup = native_ms / timed["tried"][str(config)] if native_ms else None
-            entries.append((name, config, speedup))
+        entries += [(name, config, speedup) for name, (config, speedup) in shapes.own_configs(key).items()]
     entries = [e for e in entries if cells is None or e[0] in cells]
     missing = set(cells or ()) - {e[0] for e in entries}
     if missing:

@@ -445,19 +445,12 @@ def cells_run(data: dict, key: str) -> dict[str, tuple[str, float | None]]:
     entry = data.get("entries", {}).get(key)
     if not entry:
         return {}
-    own = Library(data.get("target", ""), data.get("triton", ""), entries=data["entries"]).shape_configs(key)
+    own = Library(data.get("target", ""), data.get("triton", ""), entries=data["entries"]).own_configs(key)
     bucket = _bucket_config(entry)
     out = {}
     for name, timed in (entry.get("cells") or {entry.get("cell", ""): entry}).items():
-        parts = name.split()
-        shape = tuple(int(x) for x in parts[1].split("x")) if len(parts) == 2 else None
-        speed = timed.get("speedup_over_native")
-        if shape in own:  # the same rounds: native time = the bucket config's time x its speedup
-            config = str(own[shape])
-            mine, theirs = (timed.get("tried") or {}).get(config), timed.get("time_ms")
-            out[name] = (config, speed * theirs / mine if speed and theirs and mine else None)
-        else:
-            out[name] = (bucket, speed)
+        config, speed = own.get(name, (bucket, timed.get("speedup_over_native")))
+        out[name] = (str(config), speed)
     return out
 
 

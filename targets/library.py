@@ -87,6 +87,24 @@ class Library:
             out[shape] = config
         return out
 
+    def own_configs(self, key: str) -> dict[str, tuple[GemmConfig, float | None]]:
+        """{cell name: (its own config, that config's speedup over native in the tune)} for the
+        cells of `key`'s bucket that run their own (`shape_configs`). The speedup comes from the
+        same rounds' native time: the bucket config's time on the cell times its speedup."""
+        entry = self.entries.get(key) or {}
+        dtype = str(entry.get("cell")).split()[0]
+        out = {}
+        for (M, N, K), config in self.shape_configs(key).items():
+            name = f"{dtype} {M}x{N}x{K}"
+            timed = entry["cells"][name]
+            speed, bucket_ms, own_ms = (
+                timed.get("speedup_over_native"),
+                timed.get("time_ms"),
+                timed["tried"][str(config)],
+            )
+            out[name] = (config, speed * bucket_ms / own_ms if speed and bucket_ms else None)
+        return out
+
     def runners_up(self, key: str) -> list[GemmConfig]:
         """The other configs the tune timed on every cell of `key`'s bucket, best first (by the
         geometric mean of each cell's time relative to its fastest, `bucket_score`): what runs
