@@ -87,7 +87,7 @@ def _number(text: str) -> float | None:
 
 def read_details(path: Path) -> list[dict]:
     """ncu's details page as CSV (`ncu --import R --csv --page details`): one dict per profiled
-    kernel, in launch order: {"id", "kernel", "block", "grid", "metrics": {name: (value, unit)}}."""
+    kernel, in launch order: {"id", "kernel", "block", "grid", "metrics": {name: [(value, unit), ...]}}."""
     text = path.read_text(errors="replace")
     # (ncu may print its own lines, "==PROF==" notices, before the table)
     lines = text.splitlines()
