@@ -127,22 +127,57 @@ if GLUON_IMPORT_ERROR is None:
         return pid_m * BLOCK_M, pid_n * BLOCK_N
 
     @gluon.jit
-    def _units(M, N, whole, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr):
-        """Work units of the persistent loop: the `whole` tiles, then SPLIT_K per other tile."""
+    def _units(
+        M, N, whole, num_programs, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr,
+        STREAM_K: gl.constexpr,
+    ):  # fmt: skip
+        """Work units of the persistent loop: the `whole` tiles, then SPLIT_K per other tile, or
+        with STREAM_K two per program (the two segments of its chunk, `_unit_coords`)."""
+        if STREAM_K:
+            return whole + 2 * num_programs
         tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
         return whole + (tiles - whole) * SPLIT_K
 
     @gluon.jit
     def _unit_coords(
-        unit, whole, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
-        GROUP_M: gl.constexpr, SPLIT_K: gl.constexpr,
+        unit, whole, M, N, K, num_programs, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr,
+        GROUP_M: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
     ):  # fmt: skip
         """Work unit `unit` of the persistent loop: (tile, split, row and column offsets, first and
-        end K step). The first `whole` units are tiles 0 .. whole - 1 with all their K steps
-        (split -1: no partial sums); after them a tile's SPLIT_K units are consecutive, each an
-        equal share of its K steps (the last may have fewer, or none)."""
+        end K step, chunk, parts). The first `whole` units are tiles 0 .. whole - 1 with all their
+        K steps (split -1: no partial sums); after them a tile's SPLIT_K units are consecutive,
+        each an equal share of its K steps (the last may have fewer, or none).
+
+        STREAM_K: the K steps of the tiles after the `whole` ones, laid end to end, are cut into
+        `num_programs` chunks of equal length (to a step), program p taking chunk P - 1 - p; a
+        chunk is shorter than a tile, so it holds at most two segments: the end of one tile, then
+        the start of the next. Unit whole + s * P + p is segment s of program p's chunk (split -2:
+        empty). A tile's segments lie in consecutive chunks, `parts` of them; `split` is the
+        segment's place among them (0: the tile's first K steps, whose program sums the others'
+        partials; theirs are the first segments of lower-numbered programs, done before it)."""
         k_tiles = gl.cdiv(K, BLOCK_K)
-        if SPLIT_K == 1:
+        chunk = 0
+        parts = 1
+        if STREAM_K:
+            rest = gl.maximum(unit - whole, 0)
+            total = (gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N) - whole) * k_tiles
+            chunk = num_programs - 1 - rest % num_programs
+            lo = chunk * total // num_programs
+            hi = (chunk + 1) * total // num_programs
+            cut = gl.minimum(hi, (lo // k_tiles + 1) * k_tiles)
+            first_seg = rest // num_programs == 0
+            start = gl.where(first_seg, lo, cut)
+            stop = gl.where(first_seg, cut, hi)
+            tile = start // k_tiles  # (among the tiles after the whole ones)
+            # the chunk that holds step i is ((i + 1) * P - 1) // total
+            first = ((tile * k_tiles + 1) * num_programs - 1) // total
+            last = ((tile + 1) * k_tiles * num_programs - 1) // total
+            parts = gl.where(unit < whole, 1, last - first + 1)
+            split = gl.where(unit < whole, -1, gl.where(stop > start, chunk - first, -2))
+            tile_id = gl.where(unit < whole, unit, whole + tile)
+            k_lo = gl.where(unit < whole, 0, start - tile * k_tiles)
+            k_hi = gl.where(unit < whole, k_tiles, gl.maximum(stop - tile * k_tiles, k_lo))
+        elif SPLIT_K == 1:
             tile_id = unit
             split = -1
             k_lo = 0
@@ -155,7 +190,7 @@ if GLUON_IMPORT_ERROR is None:
             k_lo = gl.maximum(split, 0) * k_per
             k_hi = gl.where(split < 0, k_tiles, gl.minimum(k_lo + k_per, k_tiles))
         off_m, off_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        return tile_id, split, off_m, off_n, k_lo, k_hi
+        return tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts
 
     @gluon.jit
     def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr):
@@ -201,15 +236,45 @@ if GLUON_IMPORT_ERROR is None:
     @gluon.jit
     def _finish(
         acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-        tile_id, split, whole, counter, ROW0: gl.constexpr, COL0: gl.constexpr, BLOCK_M: gl.constexpr,
-        BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
+        tile_id, split, whole, counter, chunk, parts, ROW0: gl.constexpr, COL0: gl.constexpr,
+        BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
     ):  # fmt: skip
         """The epilogue of a unit's accumulator (rows ROW0.., columns COL0.. of its tile). For a
         unit of a split tile (split >= 0: the tiles after the `whole` ones), the unit's fp32 partial
         sum goes to the workspace and its tile's counter is incremented (release); the unit that
         arrives last (acquire) sums the tile's partials and runs the epilogue, and resets the
-        counter for the next launch. Nobody waits for anybody."""
-        if SPLIT_K == 1:  # (a constexpr branch: no workspace code in the kernels that do not split)
+        counter for the next launch. Nobody waits for anybody.
+
+        STREAM_K: a segment after a tile's first (split > 0) writes its partial to its chunk's
+        place in the workspace and counts itself in (release); the tile's first segment (split
+        0), its program's last unit, waits (acquire) until the `parts` - 1 others have, adds
+        their partials to its own accumulator in chunk order (the same bits at every launch),
+        resets the counter and runs the epilogue. It only waits for lower-numbered programs'
+        first units (`_unit_coords`), which the GPU starts no later than its own."""
+        if STREAM_K:
+            if split == -1:
+                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+            elif split >= 0:
+                layout: gl.constexpr = acc.type.layout
+                rows = ROW0 + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
+                cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
+                offs = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+                TILE: gl.constexpr = BLOCK_M * BLOCK_N
+                if split == 0:
+                    if parts > 1:
+                        seen = gl.atomic_add(counters_ptr + counter, 0, sem="acquire", scope="gpu")
+                        while seen < parts - 1:
+                            seen = gl.atomic_add(counters_ptr + counter, 0, sem="acquire", scope="gpu")
+                        for s in range(1, parts):
+                            acc += gl.load(ws_ptr + (chunk + s).to(gl.int64) * TILE + offs, cache_modifier=".cg")
+                        gl.store(counters_ptr + counter, 0)
+                    _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                else:
+                    gl.store(ws_ptr + chunk.to(gl.int64) * TILE + offs, acc)
+                    _thread_barrier()  # (every thread's partial written before the release)
+                    gl.atomic_add(counters_ptr + counter, 1, sem="release", scope="gpu")
+        elif SPLIT_K == 1:  # (a constexpr branch: no workspace code in the kernels that do not split)
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
         elif split < 0:
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
@@ -239,15 +304,15 @@ if GLUON_IMPORT_ERROR is None:
     def _ws_loader(
         a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
-        B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr,
+        B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
     ):  # fmt: skip
         """The loader partition: fill the ring in the order the MMA partition consumes it."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
-        units = _units(M, N, whole, BLOCK_M, BLOCK_N, SPLIT_K)
+        units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
-            _, _, off_m, off_n, k_lo, k_hi = _unit_coords(
-                unit, whole, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
+            _, _, off_m, off_n, k_lo, k_hi, _, _ = _unit_coords(
+                unit, whole, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
             for ki in range(k_lo, k_hi):
                 slot = step % STAGES
@@ -284,7 +349,8 @@ if GLUON_IMPORT_ERROR is None:
         M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
-        ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, num_warps: gl.constexpr,
+        ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -306,12 +372,12 @@ if GLUON_IMPORT_ERROR is None:
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
-        units = _units(M, N, whole, BLOCK_M, BLOCK_N, SPLIT_K)
+        units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
-            tile_id, split, off_m, off_n, k_lo, k_hi = _unit_coords(
-                unit, whole, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K
+            tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
+                unit, whole, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
             off_m += ROW0
             counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
@@ -327,7 +393,8 @@ if GLUON_IMPORT_ERROR is None:
                 _release(empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo)  # (a unit may have no K step)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
+                    SCALE_A, SCALE_B,
                 )  # fmt: skip
             elif PROMOTE == 1:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
@@ -343,7 +410,8 @@ if GLUON_IMPORT_ERROR is None:
                 acc += part
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
+                    SCALE_A, SCALE_B,
                 )  # fmt: skip
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
@@ -364,11 +432,13 @@ if GLUON_IMPORT_ERROR is None:
                     step += 1
                 _finish(
                     acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
+                    SCALE_A, SCALE_B,
                 )  # fmt: skip
                 _finish(
                     acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter + 1, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K, SCALE_A, SCALE_B,
+                    tile_id, split, whole, counter + 1, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
+                    STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
         tma.store_wait(0)
 
@@ -378,7 +448,7 @@ if GLUON_IMPORT_ERROR is None:
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
-        num_warps: gl.constexpr,
+        STREAM_K: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
@@ -404,12 +474,12 @@ if GLUON_IMPORT_ERROR is None:
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
                 ],
                 [num_warps, 1],
                 [_MMA_REGS, _LOADER_REGS],
@@ -419,9 +489,9 @@ if GLUON_IMPORT_ERROR is None:
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
                 ],
                 [1],
                 [_LOADER_REGS],
@@ -490,6 +560,7 @@ def launch_args(
     programs: int,
     split_warpgroups: bool = False,
     split_k: int = 1,
+    stream_k: bool = False,
     whole: int,
     workspace: torch.Tensor | None = None,
     counters: torch.Tensor | None = None,
@@ -516,7 +587,7 @@ def launch_args(
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
-        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, num_warps=num_warps // parts,
+        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, num_warps=num_warps // parts,
     )  # fmt: skip
     return args, meta
 
@@ -560,6 +631,41 @@ def whole_tiles(tiles: int, programs: int, split_k: int) -> int:
     return tiles // programs * programs
 
 
+def stream_k_problem(tiles: int, k_steps: int, programs: int) -> str | None:
+    """Why a launch cannot share its last, partial wave of tiles by stream-K (None when it can):
+    there must be such a wave, and at least one K step per program in it (each program's chunk
+    holds one: `_unit_coords`)."""
+    whole = whole_tiles(tiles, programs, 2)
+    if whole == tiles:
+        return f"its {tiles} tiles make whole waves of {programs} programs"
+    if (tiles - whole) * k_steps < programs:
+        return f"the last wave's {tiles - whole} tiles of {k_steps} K steps give fewer steps than {programs} programs"
+    return None
+
+
+def stream_k_segments(tiles: int, k_steps: int, programs: int) -> list[list[tuple]]:
+    """What each program's stream-K units cover, as the kernel computes them (`_unit_coords`):
+    per program, its (tile, split, first K step, end K step, chunk, parts) after its whole tiles.
+    The tests check it against the kernel's own arithmetic, written here in Python."""
+    whole = whole_tiles(tiles, programs, 2)
+    total = (tiles - whole) * k_steps
+    out = []
+    for p in range(programs):
+        chunk = programs - 1 - p
+        lo, hi = chunk * total // programs, (chunk + 1) * total // programs
+        cut = min(hi, (lo // k_steps + 1) * k_steps)
+        segs = []
+        for start, stop in ((lo, cut), (cut, hi)):
+            if stop > start:
+                tile = start // k_steps
+                first = ((tile * k_steps + 1) * programs - 1) // total
+                last = ((tile + 1) * k_steps * programs - 1) // total
+                segs.append((whole + tile, chunk - first, start - tile * k_steps, stop - tile * k_steps, chunk,
+                             last - first + 1))  # fmt: skip
+        out.append(segs)
+    return out
+
+
 def counters_needed(M: int, N: int, block_m: int, block_n: int) -> int:
     """The split-K counters of a launch: one per tile, MMA partition (2) and half of N (2)."""
     return triton.cdiv(M, block_m) * triton.cdiv(N, block_n) * 4
@@ -589,6 +695,7 @@ def gemm(
     programs: int | None = None,
     split_warpgroups: bool = False,
     split_k: int = 1,
+    stream_k: bool = False,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -601,6 +708,8 @@ def gemm(
     shared by that many work units (fp32 partial sums in a workspace allocated here); `counters`:
     zeroed int32, at least `counters_needed(...)`, which the kernel leaves zeroed (kept by the
     caller for the next launches).
+    `stream_k` (with split_k 1): the last, partial wave's K steps cut into one chunk per program
+    instead (`_unit_coords`; `stream_k_problem` says where it cannot), `counters` as for split K.
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -613,20 +722,26 @@ def gemm(
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
     if programs is None:
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count
-    whole = whole_tiles(tiles, programs, split_k)
+    if stream_k and split_k != 1:
+        raise ValueError(f"gluon gemm: stream_k shares K steps itself; split_k must be 1, got {split_k}")
+    if stream_k and (problem := stream_k_problem(tiles, triton.cdiv(a.shape[1], block_k), programs)):
+        raise ValueError(f"gluon gemm: no stream-K here: {problem}")
+    whole = whole_tiles(tiles, programs, 2 if stream_k else split_k)
     workspace = None
-    if split_k > 1:
+    if split_k > 1 or stream_k:
         need = counters_needed(a.shape[0], b.shape[1], block_m, block_n)
         if counters is None or counters.dtype != torch.int32 or counters.numel() < need:
-            raise ValueError(f"gluon gemm: split_k {split_k} needs {need} zeroed int32 counters")
-        workspace = torch.empty(
-            max(1, (tiles - whole) * split_k * block_m * block_n), dtype=torch.float32, device=c.device
-        )
-    programs = min(programs, whole + (tiles - whole) * split_k)
+            what = "stream_k" if stream_k else f"split_k {split_k}"
+            raise ValueError(f"gluon gemm: {what} needs {need} zeroed int32 counters")
+        # (stream-K: one partial per program's chunk at most; split K: one per unit)
+        slots = programs if stream_k else (tiles - whole) * split_k
+        workspace = torch.empty(max(1, slots * block_m * block_n), dtype=torch.float32, device=c.device)
+    if not stream_k:
+        programs = min(programs, whole + (tiles - whole) * split_k)
     args, meta = launch_args(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
-        split_k=split_k, whole=whole, workspace=workspace, counters=counters,
+        split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

@@ -767,13 +767,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         scale_a, scale_b = scales if scales is not None else (None, None)
         promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise)
         counters = None
-        if cfg.split_k > 1:
+        if cfg.split_k > 1 or cfg.stream_k:
             counters = _tile_counters(a.device, gluon_hopper.counters_needed(M, N, cfg.block_m, cfg.block_n))
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
             programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
-            counters=counters, compile_only=compile_only,
+            stream_k=cfg.stream_k, counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):
@@ -845,6 +845,10 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             )
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"
+        if cfg.stream_k:
+            tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+            if problem := gluon_hopper.stream_k_problem(tiles, triton.cdiv(K, cfg.block_k), _sm_count(a.device)):
+                return f"gluon stream-K {cfg}: {problem}"
         # (fp8's tiles are sized for precise accumulation, which stores wide tiles by halves)
         smem = cfg.smem_bytes(a.element_size()) + gluon_c_tile_bytes(cfg, a.element_size(), fp8_precise)
         if smem > HOPPER_SMEM_PER_BLOCK:

@@ -112,6 +112,9 @@ class GemmConfig:
     # Decode: each K step computes the transposed tile (B^T @ A^T), B's columns on the MMA's rows,
     # so that a tile of 16-32 rows gets Hopper's warpgroup MMA (64 rows); pointer variants only.
     swap_ab: bool = False
+    # Gluon (split_k 1): the last, partial wave of tiles shared by every program, each taking an
+    # equal run of its K steps (stream-K; kernels/gluon_hopper.py).
+    stream_k: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -143,6 +146,10 @@ class GemmConfig:
                 )
         elif self.split_k != 1:
             raise ValueError(f"GemmConfig.split_k must be 1 for variant {self.variant!r}, got {self.split_k!r}")
+        if not isinstance(self.stream_k, bool):
+            raise ValueError(f"GemmConfig.stream_k must be a bool, got {self.stream_k!r}")
+        if self.stream_k and not (self.uses_gluon and self.split_k == 1):
+            raise ValueError(f"GemmConfig.stream_k is for the Gluon variants without split_k, got {self}")
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.late_promotion, bool):
@@ -174,7 +181,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion", "fma", "swap_ab"):
+        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         return fields
@@ -195,7 +202,7 @@ class GemmConfig:
 # Config names (`str(config)`): the split variants' suffixes (before their split), the others' own
 # name with dashes, then the flags in this order.
 _SPLIT_SUFFIXES = {"splitk": "sk", "splitk_serial": "sks"}
-_FLAG_SUFFIXES = {"-pad": "pad", "-lp": "late_promotion", "-fma": "fma", "-swap": "swap_ab"}
+_FLAG_SUFFIXES = {"-pad": "pad", "-lp": "late_promotion", "-fma": "fma", "-swap": "swap_ab", "-stream": "stream_k"}
 _NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
 _VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
 
@@ -358,6 +365,10 @@ GLUON_SPLITS = (2, 4, 8)
 GLUON_SPLIT_MIN_STEPS = 4
 GLUON_SPLIT_MAX_WAVES = 8
 GLUON_STEP_MAX_ACC = 64
+# Stream-K's last wave: a tile's partials are summed by one program, which reads the others' fp32
+# tiles at the end of the launch; at most this many programs on a tile (the chunks' count makes
+# about P / (tiles left over)), each chunk >= GLUON_SPLIT_MIN_STEPS K steps.
+GLUON_STREAM_MAX_PARTS = 4
 # (rows, warps) of the tile whose two MMA warpgroups "gluon_wg" makes partitions of their own
 GLUON_WG_TILE = (128, 8)
 
@@ -405,6 +416,18 @@ def gluon_splits(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int, b
     ]
 
 
+def gluon_stream_k(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int, block_n: int) -> bool:
+    """Whether the Gluon kernel's stream-K takes this tile: a last, partial wave of tiles after at
+    most GLUON_SPLIT_MAX_WAVES full ones, whose K steps, cut into one chunk per SM, give chunks of
+    >= GLUON_SPLIT_MIN_STEPS steps and tiles of <= GLUON_STREAM_MAX_PARTS chunks."""
+    tiles = math.ceil(M / block_m) * math.ceil(N / block_n)
+    partial = tiles % spec.sm_count
+    if not partial or tiles // spec.sm_count > GLUON_SPLIT_MAX_WAVES:
+        return False
+    chunk = partial * k_iters // spec.sm_count  # (the shortest chunk)
+    return chunk >= GLUON_SPLIT_MIN_STEPS and math.ceil(k_iters / chunk) + 1 <= GLUON_STREAM_MAX_PARTS
+
+
 def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
     """The gluon_ws configs of a problem: Hopper (warpgroup MMA, TMA), 16- and 8-bit operands,
     more rows than a decode tile, C's rows 16-byte multiples (a `pad` config aligns A and B, not C);
@@ -422,6 +445,7 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
             if bm * bn / (warps * spec.warp_size) > GLUON_MAX_ACC_PER_THREAD:
                 continue
             splits = gluon_splits(spec, M, N, k_iters, bm, bn)
+            stream = gluon_stream_k(spec, M, N, k_iters, bm, bn)
             for stages in GLUON_STAGES:
                 cfg = GemmConfig(bm, bn, bk, warps, stages, variant="gluon_ws")
                 # (never deeper than the K loop, as every config: the seed's rule; fp8's tiles
@@ -435,6 +459,8 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                     out += variants
                     for split in splits:
                         out += [dataclasses.replace(v, split_k=split) for v in variants]
+                    if stream:
+                        out += [dataclasses.replace(v, stream_k=True) for v in variants]
     return out
 
 
@@ -601,7 +627,7 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     # Stream-K fills every SM but pays for the tiles its programs share (partials written,
     # waited for, summed): on the H200 it won 2 of the 46 buckets tuned with it, split-K most
     # of the rest, so it ranks below an exact wave of either.
-    wave_eff = STREAMK_WAVE_EFFICIENCY if cfg.variant == "streamk" else waves / math.ceil(waves)
+    wave_eff = STREAMK_WAVE_EFFICIENCY if cfg.variant == "streamk" or cfg.stream_k else waves / math.ceil(waves)
     useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
     if cfg.split_k > 1:
         # The fp32 partial sums are written and read back once each: charge

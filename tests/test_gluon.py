@@ -82,6 +82,10 @@ def compiled():
         ("fp8", {**_gluon(128, 128, 128, 8, 6, "gluon_wg"), "split_k": 3}, "tensorwise"),
         # ... and a tile by halves of N: a half's partials summed beside the other half's accumulator
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "split_k": 8}, "rowwise"),
+        # stream-K: the last wave's K steps in one chunk per program (a program waits for others)
+        ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_wg"), "stream_k": True}, None),
+        ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "stream_k": True}, "rowwise"),
+        ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_ws"), "stream_k": True}, "tensorwise"),
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
@@ -96,9 +100,11 @@ def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compil
         # the loader warp's warpgroup beside the asked warps; registers moved between them
         warps = 8 if "w8" in k["config"] else 4
         assert k["warps"] == warps + 4 and k["setmaxnreg"] > 0, k
-        # (split K: ptxas may spill a few registers in the fix-up that sums a tile's partials,
-        # outside the K loop: none with Triton 3.6, 16 bytes for fp8 BM128-BN256 wg sk2 with 3.9)
-        assert k["spill_bytes"] <= (32 if "-sk" in k["config"] else 0), k
+        # (split K, stream-K: ptxas may spill a few registers in the fix-up that sums a tile's
+        # partials, outside the K loop: none with Triton 3.6; with 3.9 16 bytes for fp8
+        # BM128-BN256 wg sk2, 8 for fp16 BM128-BN256 wg stream)
+        shared_k = "-sk" in k["config"] or "-stream" in k["config"]
+        assert k["spill_bytes"] <= (32 if shared_k else 0), k
         assert k["shared_bytes"] <= 227 * 1024, k
 
 
@@ -175,13 +181,23 @@ GPU_CASES = [
     # 3.4 waves of tiles (448 on 132 SMs): the 3 full waves' tiles whole, the last 52 split in two
     ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", 2)),
     ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", 2)),
+    # stream-K: the last 52 tiles' K steps in 132 chunks (a tile in 2-4 of them)
+    ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", "stream")),
+    # less than a wave (48 tiles, every one shared), ragged edges (128 tiles), 84 tiles after 3 waves
+    ("bf16", (128, 6144, 4096), (128, 128, 64, 8, 4, "gluon_ws", "stream")),
+    ("fp16", (1000, 1000, 1000), (128, 64, 64, 4, 8, "gluon_ws", "stream")),
+    ("bf16", (3000, 5000, 1000), (128, 256, 64, 8, 3, "gluon_ws", "stream")),
 ]
 
 
 def _config(tile) -> GemmConfig:
-    """(BM, BN, BK, warps, stages[, variant[, split_k]]) as a Gluon config."""
+    """(BM, BN, BK, warps, stages[, variant[, split_k or "stream"]]) as a Gluon config."""
     extra = tile[5:]
-    return GemmConfig(*tile[:5], variant=extra[0] if extra else "gluon_ws", split_k=extra[1] if len(extra) > 1 else 1)
+    variant = extra[0] if extra else "gluon_ws"
+    split = extra[1] if len(extra) > 1 else 1
+    if split == "stream":
+        return GemmConfig(*tile[:5], variant=variant, stream_k=True)
+    return GemmConfig(*tile[:5], variant=variant, split_k=split)
 
 
 @pytest.mark.gpu
@@ -200,7 +216,7 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
     kernels.matmul(a, b, out=out, config=_config(tile))
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
-    if _config(tile).split_k > 1:  # the counters are left zeroed, and the partials summed in one order:
+    if _config(tile).split_k > 1 or _config(tile).stream_k:  # counters left zeroed, partials summed in one order:
         for _ in range(4):  # the same bits at every launch (units arrive in another order each time)
             assert torch.equal(kernels.matmul(a, b, config=_config(tile)), out)
         counters = importlib.import_module("kernels.matmul")._COUNTERS.values()
@@ -299,8 +315,11 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
         (64, 64, 128, 4, 12, "gluon_ws", 4),
         (128, 256, 128, 8, 3, "gluon_wg", 2),  # (by halves of N)
         (128, 128, 128, 8, 6, "gluon_wg", 3),
+        (128, 64, 128, 8, 8, "gluon_wg", "stream"),
+        (128, 128, 128, 8, 6, "gluon_ws", "stream"),
+        (128, 256, 128, 8, 3, "gluon_wg", "stream"),  # (by halves of N; 16 tiles of 128 x 4096: up to 10 chunks each)
     ],
-    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3"],
+    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3", "wg-stream", "stream", "halves-wg-stream"],
 )
 def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
     if not torch.cuda.is_available():
@@ -311,3 +330,45 @@ def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, t
     ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
     native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
     assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+    if _config(tile).stream_k:  # the same bits at every launch, whichever program waits
+        for _ in range(3):
+            assert torch.equal(kernels.scaled_matmul(a, b, sa, sb, config=_config(tile)), out)
+
+
+@pytest.mark.parametrize(
+    ("tiles", "k_steps", "programs"),
+    [(448, 28, 132), (48, 32, 132), (128, 16, 132), (480, 16, 132), (16, 112, 132), (7, 19, 5), (2, 3, 3)],
+)
+def test_stream_k_covers_each_k_step_of_the_last_wave_once_and_waits_only_on_earlier_programs(tiles, k_steps, programs):
+    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
+    assert gluon_hopper.stream_k_problem(tiles, k_steps, programs) is None
+    whole = gluon_hopper.whole_tiles(tiles, programs, 2)
+    segments = gluon_hopper.stream_k_segments(tiles, k_steps, programs)
+    covered = {}
+    for p, segs in enumerate(segments):
+        assert 1 <= len(segs) <= 2
+        assert sum(split > 0 for _, split, *_ in segs) <= 1  # a program writes one partial at most
+        for i, (tile, split, k_lo, k_hi, chunk, parts) in enumerate(segs):
+            assert chunk == programs - 1 - p and 0 <= split < parts and k_lo < k_hi <= k_steps
+            if split == 0:
+                assert k_lo == 0 and i == len(segs) - 1  # the tile's first steps: the program's last unit
+            else:
+                assert i == 0  # the others' partials: their programs' first unit
+            for k in range(k_lo, k_hi):
+                assert (tile, k) not in covered
+                covered[tile, k] = (p, split, parts)
+    assert set(covered) == {(t, k) for t in range(whole, tiles) for k in range(k_steps)}
+    for t in range(whole, tiles):
+        owners = {covered[t, k] for k in range(k_steps)}
+        parts = {o[2] for o in owners}
+        assert parts == {len(owners)}  # every segment knows how many the tile has
+        assert sorted(o[1] for o in owners) == list(range(len(owners)))
+        waiter = next(o[0] for o in owners if o[1] == 0)
+        assert all(o[0] < waiter for o in owners if o[1] > 0)  # it waits only for lower-numbered programs
+
+
+def test_stream_k_is_refused_without_a_partial_wave_or_with_fewer_steps_than_programs():
+    problem = importlib.import_module("kernels.gluon_hopper").stream_k_problem
+    assert "whole waves" in problem(396, 28, 132)
+    assert "fewer steps than 132 programs" in problem(10, 8, 132)
+    assert problem(10, 14, 132) is None

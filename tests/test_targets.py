@@ -554,6 +554,28 @@ def test_gluon_configs_come_on_hopper_for_16_and_8_bit_operands_of_more_than_64_
         assert not any(c.uses_gluon for c in candidate_configs(get(target), dtype, *shape, limit=None)), (dtype, target)
 
 
+def test_gluon_stream_k_where_the_last_wave_cuts_into_few_chunks_per_tile():
+    from targets.configs import GLUON_STREAM_MAX_PARTS, config_from_name, gluon_stream_k
+
+    h200 = get("h200")
+    # fp8 4096 x 3584 x 3584 in 128 x 256: 52 tiles after 3 waves, 28 K steps: chunks of 11, 2-4 per tile
+    assert gluon_stream_k(h200, 4096, 3584, 28, 128, 256)
+    assert gluon_stream_k(h200, 128, 6144, 32, 128, 128)  # 48 tiles (< a wave) of 32 steps: chunks of 11
+    # 128 x 3584 in 128 x 128: 28 tiles, chunks of 5 steps: 7 on a tile, past GLUON_STREAM_MAX_PARTS
+    assert GLUON_STREAM_MAX_PARTS < 7 and not gluon_stream_k(h200, 128, 3584, 28, 128, 128)
+    assert not gluon_stream_k(h200, 4096, 4224, 32, 128, 128)  # 1056 tiles: 8 whole waves, no last one
+    assert not gluon_stream_k(h200, 256, 256, 8, 128, 128)  # 4 tiles of 8 steps: chunks of no step
+    cands = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 3584, 3584, limit=None) if c.stream_k]
+    assert {(c.block_n, c.variant) for c in cands} >= {(256, "gluon_ws"), (256, "gluon_wg")}
+    assert all(c.split_k == 1 for c in cands)
+    name = "BM128-BN256-BK128-w8-s4-g8-gluon-wg-stream"
+    assert str(config_from_name(name)) == name and config_from_name(name).stream_k
+    with pytest.raises(ValueError, match="stream_k is for the Gluon variants without split_k"):
+        GemmConfig(128, 256, 64, 8, 3, variant="tma", stream_k=True)
+    with pytest.raises(ValueError, match="stream_k is for the Gluon variants without split_k"):
+        GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg", split_k=2, stream_k=True)
+
+
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
     from targets.configs import gluon_c_tile_bytes
 
