@@ -31,6 +31,12 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   and zeroes the counter. Nobody waits. Where the tiles make less than a wave, every tile is split;
   where they make 3.4 waves (fp8 4096 x 3584 on 128 x 256 tiles and 132 SMs), the 0.4 wave's tiles
   take half the time in two units each.
+- Stream-K (STREAM_K) of that last wave instead: its tiles' K steps, end to end, cut into one chunk
+  per program (`_unit_coords`), so that every SM gets the same share; a tile's first chunk waits for
+  the partials of the others (the first units of lower-numbered programs) and sums them in chunk
+  order. Partials lie in 8 x 8 blocks (`_partial_offsets`): a warp's 8-byte accesses then fill two
+  128-byte lines per instruction; in the tile's row-major order the fix-up cost twice as much
+  (docs/BENCHMARKS.md, 2026-12-02 eighth session).
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
@@ -111,6 +117,20 @@ if GLUON_IMPORT_ERROR is None:
         return gl.NVMMADistributedLayout(
             version=[3, 0], warps_per_cta=[warps_m, warps_n], instr_shape=[16, instr_n, 256 // k_width_bits]
         )
+
+    @gluon.jit
+    def _partial_offsets(acc, ROW0: gl.constexpr, COL0: gl.constexpr, BLOCK_N: gl.constexpr):
+        """Where a split tile's fp32 partial sum (rows ROW0.., columns COL0.. of the tile) lies in
+        its workspace slot: in 8 x 8 blocks of 256 contiguous bytes, row-major within a block, the
+        blocks row-major over the tile. A warp's store or load of the MMA accumulator (8 rows by 8
+        columns per instruction, 8 bytes a thread) then touches one block, two whole 128-byte
+        lines, where the tile's own row-major order spread it over eight."""
+        layout: gl.constexpr = acc.type.layout
+        rows = ROW0 + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
+        cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
+        r = gl.expand_dims(rows, 1)
+        c = gl.expand_dims(cols, 0)
+        return ((r // 8) * (BLOCK_N // 8) + c // 8) * 64 + (r % 8) * 8 + c % 8
 
     @gluon.jit
     def _tile_coords(tile_id, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr):
@@ -256,10 +276,7 @@ if GLUON_IMPORT_ERROR is None:
             if split == -1:
                 _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
             elif split >= 0:
-                layout: gl.constexpr = acc.type.layout
-                rows = ROW0 + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
-                cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
-                offs = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+                offs = _partial_offsets(acc, ROW0, COL0, BLOCK_N)
                 TILE: gl.constexpr = BLOCK_M * BLOCK_N
                 if split == 0:
                     if parts > 1:
@@ -279,10 +296,7 @@ if GLUON_IMPORT_ERROR is None:
         elif split < 0:
             _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
         else:
-            layout: gl.constexpr = acc.type.layout
-            rows = ROW0 + gl.arange(0, acc.shape[0], layout=gl.SliceLayout(1, layout))
-            cols = COL0 + gl.arange(0, acc.shape[1], layout=gl.SliceLayout(0, layout))
-            offs = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+            offs = _partial_offsets(acc, ROW0, COL0, BLOCK_N)
             TILE: gl.constexpr = BLOCK_M * BLOCK_N
             base = ws_ptr + (tile_id - whole).to(gl.int64) * (SPLIT_K * TILE)
             gl.store(base + split * TILE + offs, acc)

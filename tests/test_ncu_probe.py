@@ -84,6 +84,19 @@ def test_the_details_page_is_read_per_kernel_with_units_and_separators(tmp_path)
     assert ncu_probe._per_call_us([ours, ours], 2) == pytest.approx(13.82)
 
 
+def test_a_details_page_written_by_ncu_on_the_h200_is_read():
+    # ncu 2025.3.1 on the H200 (2026-12-02): fp8 128x6144x4096, BM128-BN64-BK128-w8-s8-g8-gluon-wg;
+    # its columns past "Metric Value" (rule names and descriptions) are left aside
+    (ours,) = ncu_probe.read_details(ROOT / "tests" / "golden" / "ncu-details-h200.csv")
+    assert (ours["kernel"], ours["grid"], ours["block"]) == ("_gemm_ws_kernel", "(96, 1, 1)", "(384, 1, 1)")
+    assert ncu_probe._value(ours, "Duration", "us") == pytest.approx(13.95)
+    assert ncu_probe._value(ours, "Elapsed Cycles", "") == pytest.approx(25064)  # (a thousands separator)
+    assert ncu_probe._value(ours, "DRAM Throughput", "%") == pytest.approx(38.49)
+    assert ncu_probe._value(ours, "Registers Per Thread", "") == 168
+    table = ncu_probe.summary({"library": [ours]})
+    assert "| library | _gemm_ws_kernel | 13.9 | 23.9 | 38.5 | 38.5 | 45.3 | 37.5 | 19.5 | 168 | 7.7 |" in table
+
+
 def test_summarize_prints_the_table_of_saved_csvs(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.ncu_probe", "--summarize", str(_details(tmp_path))], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
