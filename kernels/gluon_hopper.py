@@ -58,7 +58,7 @@ import torch
 import triton
 
 from kernels._validate import descriptor_problem
-from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE
+from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE, tail_rows
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -710,6 +710,7 @@ def gemm(
     split_warpgroups: bool = False,
     split_k: int = 1,
     stream_k: bool = False,
+    tail_halves: bool = False,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -724,18 +725,43 @@ def gemm(
     caller for the next launches).
     `stream_k` (with split_k 1): the last, partial wave's K steps cut into one chunk per program
     instead (`_unit_coords`; `stream_k_problem` says where it cannot), `counters` as for split K.
+    `tail_halves`: the last, partial wave of tiles in a second launch, on the remaining rows in
+    tiles of half the width (`tail_rows` says where; both launches' results, in a list).
     `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
     does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
     if problem:
         raise ValueError(f"gluon gemm: {problem}")
+    if programs is None:
+        programs = torch.cuda.get_device_properties(c.device).multi_processor_count
+    if tail_halves:
+        if split_k != 1 or stream_k:
+            raise ValueError("gluon gemm: tail_halves runs the last wave in half tiles; no split_k or stream_k with it")
+        first = tail_rows(a.shape[0], b.shape[1], block_m, block_n, programs)
+        if first is None:
+            raise ValueError(
+                f"gluon gemm: no tail in half tiles for {a.shape[0]} x {b.shape[1]} in {block_m} x {block_n} tiles on "
+                f"{programs} programs (a partial wave whose rows fit one wave of half tiles: `tail_rows`)"
+            )
+        kw = dict(stages=stages, num_warps=num_warps, group_m=group_m, programs=programs,
+                  split_warpgroups=split_warpgroups, compile_only=compile_only)  # fmt: skip
+
+        def rows(scale, lo, hi):  # (a scale per row of A is cut with it; a scalar one is shared)
+            return scale if scale is None or scale.numel() == 1 else scale[lo:hi]
+
+        m = a.shape[0]
+        half_promote = promote if promote == PROMOTE_NONE else promotion(block_m, block_n // 2, num_warps, True)
+        return [
+            gemm(a[:first], b, c[:first], rows(scale_a, 0, first), scale_b, block_m=block_m, block_n=block_n,
+                 block_k=block_k, promote=promote, **kw),
+            gemm(a[first:], b, c[first:], rows(scale_a, first, m), scale_b, block_m=block_m, block_n=block_n // 2,
+                 block_k=block_k, promote=half_promote, **kw),
+        ]  # fmt: skip
     if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
     if split_warpgroups and (problem := split_warpgroups_problem(block_m, num_warps)):
         raise ValueError(f"gluon gemm: {problem}")
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
-    if programs is None:
-        programs = torch.cuda.get_device_properties(c.device).multi_processor_count
     if stream_k and split_k != 1:
         raise ValueError(f"gluon gemm: stream_k shares K steps itself; split_k must be 1, got {split_k}")
     if stream_k and (problem := stream_k_problem(tiles, triton.cdiv(a.shape[1], block_k), programs)):

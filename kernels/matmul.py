@@ -773,15 +773,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
             programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
-            stream_k=cfg.stream_k, counters=counters, compile_only=compile_only,
+            stream_k=cfg.stream_k, tail_halves=cfg.tail_halves, counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):
         a_, b_, k_ = operands(cfg)
         if cfg.uses_gluon:
             compiled = gluon_call(cfg, a_, b_, compile_only=bool(OFFLINE_COMPILE))
-            if OFFLINE_COMPILE:  # (as _start records the Triton kernels)
-                OFFLINE_COMPILE[-1][1].append(compiled)
+            if OFFLINE_COMPILE:  # (as _start records the Triton kernels; tail_halves: two)
+                OFFLINE_COMPILE[-1][1].extend(compiled if isinstance(compiled, list) else [compiled])
             return compiled
         if cfg.uses_tma:
             programs, args, meta = tma_call(cfg, _descriptor, a_, b_, k_)
@@ -849,6 +849,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             tiles = triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
             if problem := gluon_hopper.stream_k_problem(tiles, triton.cdiv(K, cfg.block_k), _sm_count(a.device)):
                 return f"gluon stream-K {cfg}: {problem}"
+        if cfg.tail_halves and gluon_hopper.tail_rows(M, N, cfg.block_m, cfg.block_n, _sm_count(a.device)) is None:
+            return f"gluon {cfg}: no partial wave of tiles whose rows fit one wave of half tiles here"
         # (fp8's tiles are sized for precise accumulation, which stores wide tiles by halves)
         smem = cfg.smem_bytes(a.element_size()) + gluon_c_tile_bytes(cfg, a.element_size(), fp8_precise)
         if smem > HOPPER_SMEM_PER_BLOCK:

@@ -115,6 +115,9 @@ class GemmConfig:
     # Gluon (split_k 1): the last, partial wave of tiles shared by every program, each taking an
     # equal run of its K steps (stream-K; kernels/gluon_hopper.py).
     stream_k: bool = False
+    # Gluon (split_k 1, no stream_k): the last, partial wave of tiles in a second launch, its rows
+    # in tiles of half the width (`tail_rows`).
+    tail_halves: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -150,6 +153,14 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.stream_k must be a bool, got {self.stream_k!r}")
         if self.stream_k and not (self.uses_gluon and self.split_k == 1):
             raise ValueError(f"GemmConfig.stream_k is for the Gluon variants without split_k, got {self}")
+        if not isinstance(self.tail_halves, bool):
+            raise ValueError(f"GemmConfig.tail_halves must be a bool, got {self.tail_halves!r}")
+        if self.tail_halves and not (
+            self.uses_gluon and self.split_k == 1 and not self.stream_k and self.block_n >= 128
+        ):
+            raise ValueError(
+                f"GemmConfig.tail_halves is for the Gluon variants without split_k or stream_k, block_n >= 128, got {self}"
+            )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.late_promotion, bool):
@@ -181,7 +192,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k"):
+        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k", "tail_halves"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         return fields
@@ -202,7 +213,14 @@ class GemmConfig:
 # Config names (`str(config)`): the split variants' suffixes (before their split), the others' own
 # name with dashes, then the flags in this order.
 _SPLIT_SUFFIXES = {"splitk": "sk", "splitk_serial": "sks"}
-_FLAG_SUFFIXES = {"-pad": "pad", "-lp": "late_promotion", "-fma": "fma", "-swap": "swap_ab", "-stream": "stream_k"}
+_FLAG_SUFFIXES = {
+    "-pad": "pad",
+    "-lp": "late_promotion",
+    "-fma": "fma",
+    "-swap": "swap_ab",
+    "-stream": "stream_k",
+    "-th": "tail_halves",
+}
 _NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
 _VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
 
@@ -428,6 +446,23 @@ def gluon_stream_k(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int,
     return chunk >= GLUON_SPLIT_MIN_STEPS and math.ceil(k_iters / chunk) + 1 <= GLUON_STREAM_MAX_PARTS
 
 
+def tail_rows(M: int, N: int, block_m: int, block_n: int, programs: int) -> int | None:
+    """The rows a first launch of the Gluon kernel takes whole when the last, partial wave of tiles
+    goes to a second launch in tiles of half the width (config flag `tail_halves`), or None where
+    that cannot pay: the first launch takes the whole tile rows that fit its full waves, the second
+    the rest of the rows in (block_m, block_n / 2) tiles, which must fit one wave. E.g. 4096 x 3584
+    in 128 x 256 tiles on 132 SMs: 3.4 waves run as 28 tile rows (392 tiles, 3 waves) and 112 half
+    tiles (one wave of about 0.6 of a tile's time) instead of 4 rounds."""
+    if block_n < 128:
+        return None
+    tiles_n, rows = math.ceil(N / block_n), math.ceil(M / block_m)
+    waves, partial = divmod(rows * tiles_n, programs)
+    first = waves * programs // tiles_n
+    if not (partial and waves and first) or (rows - first) * math.ceil(N / (block_n // 2)) > programs:
+        return None
+    return first * block_m
+
+
 def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> list[GemmConfig]:
     """The gluon_ws configs of a problem: Hopper (warpgroup MMA, TMA), 16- and 8-bit operands,
     more rows than a decode tile, C's rows 16-byte multiples (a `pad` config aligns A and B, not C);
@@ -461,6 +496,8 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                         out += [dataclasses.replace(v, split_k=split) for v in variants]
                     if stream:
                         out += [dataclasses.replace(v, stream_k=True) for v in variants]
+                    if tail_rows(M, N, bm, bn, spec.sm_count) is not None:
+                        out += [dataclasses.replace(v, tail_halves=True) for v in variants]
     return out
 
 

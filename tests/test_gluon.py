@@ -32,9 +32,9 @@ from ci.resources import _offline_driver, _usage
 from targets import GemmConfig
 m = importlib.import_module("kernels.matmul")
 driver.set_active(_offline_driver(90))
-for dtype, cfg, scaling in json.loads(sys.argv[1]):
+for dtype, cfg, scaling, *shape in json.loads(sys.argv[1]):
     cfg = GemmConfig(**cfg)
-    M = N = K = 1024
+    M, N, K = shape[0] if shape else (1024, 1024, 1024)
     if dtype == "fp8":
         a = torch.empty(M, K, dtype=torch.float8_e4m3fn)
         b = torch.empty(N, K, dtype=torch.float8_e4m3fn).t()
@@ -46,9 +46,9 @@ for dtype, cfg, scaling in json.loads(sys.argv[1]):
         call = lambda: m.matmul(a, b, config=cfg)
     with m.compile_only(132) as compiled:
         call()
-    k = compiled[-1]
-    print(json.dumps({"config": str(cfg), "dtype": dtype, "setmaxnreg": k.asm["ptx"].count("setmaxnreg"),
-                      **_usage(k)}))
+    for k in compiled:  # (one kernel per config; tail_halves: two launches)
+        print(json.dumps({"config": str(cfg), "dtype": dtype, "setmaxnreg": k.asm["ptx"].count("setmaxnreg"),
+                          "launches": len(compiled), **_usage(k)}))
 """
 
 
@@ -86,12 +86,23 @@ def compiled():
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_wg"), "stream_k": True}, None),
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "stream_k": True}, "rowwise"),
         ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_ws"), "stream_k": True}, "tensorwise"),
+        # the last wave in a second launch of half-width tiles (fp8's 128 x 128 then by step)
+        ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "tail_halves": True}, "rowwise", [4096, 3584, 3584]),
+        ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4000, 4608, 1000]),
     ]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
                           text=True, env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_tail_halves_compile_two_launches_the_second_in_half_width_tiles(compiled):
+    tails = [k for k in compiled if "-th" in k["config"]]
+    assert len(tails) == 4 and all(k["launches"] == 2 for k in tails)
+    # the second launch's ring holds half-width B tiles: less shared memory than the first's
+    for first, second in zip(tails[::2], tails[1::2], strict=True):
+        assert first["config"] == second["config"] and second["shared_bytes"] < first["shared_bytes"]
 
 
 def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compiled):
@@ -187,16 +198,22 @@ GPU_CASES = [
     ("bf16", (128, 6144, 4096), (128, 128, 64, 8, 4, "gluon_ws", "stream")),
     ("fp16", (1000, 1000, 1000), (128, 64, 64, 4, 8, "gluon_ws", "stream")),
     ("bf16", (3000, 5000, 1000), (128, 256, 64, 8, 3, "gluon_ws", "stream")),
+    # the last wave (52 tiles after 3 waves) in a second launch: 28 tile rows, then 112 half tiles;
+    # 4000 rows: the second launch's last tile row cut by the edge
+    ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", "halves")),
+    ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", "halves")),
 ]
 
 
 def _config(tile) -> GemmConfig:
-    """(BM, BN, BK, warps, stages[, variant[, split_k or "stream"]]) as a Gluon config."""
+    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream" or "halves"]]) as a Gluon config."""
     extra = tile[5:]
     variant = extra[0] if extra else "gluon_ws"
     split = extra[1] if len(extra) > 1 else 1
     if split == "stream":
         return GemmConfig(*tile[:5], variant=variant, stream_k=True)
+    if split == "halves":
+        return GemmConfig(*tile[:5], variant=variant, tail_halves=True)
     return GemmConfig(*tile[:5], variant=variant, split_k=split)
 
 
@@ -318,12 +335,15 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
         (128, 64, 128, 8, 8, "gluon_wg", "stream"),
         (128, 128, 128, 8, 6, "gluon_ws", "stream"),
         (128, 256, 128, 8, 3, "gluon_wg", "stream"),  # (by halves of N; 16 tiles of 128 x 4096: up to 10 chunks each)
+        (128, 256, 128, 8, 3, "gluon_wg", "halves"),  # (the last wave in 128 x 128 tiles: 4096 x 3584 only)
     ],
-    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3", "wg-stream", "stream", "halves-wg-stream"],
+    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3", "wg-stream", "stream", "halves-wg-stream", "wg-th"],
 )
 def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
+    if tile[-1] == "halves" and shape != (4096, 3584, 3584):
+        pytest.skip("no partial wave whose rows fit a wave of half tiles")
     gen = torch.Generator(device="cuda").manual_seed(7)
     a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
     kernels.scaled_matmul(a, b, sa, sb, out=out, config=_config(tile))

@@ -576,6 +576,29 @@ def test_gluon_stream_k_where_the_last_wave_cuts_into_few_chunks_per_tile():
         GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg", split_k=2, stream_k=True)
 
 
+def test_gluon_tail_halves_where_the_last_waves_rows_fit_one_wave_of_half_tiles():
+    from targets.configs import config_from_name, tail_rows
+
+    h200 = get("h200")
+    # 4096 x 3584 in 128 x 256: 448 tiles, 3.4 waves: 28 tile rows (392 tiles) whole, then 4 rows
+    # in 112 tiles of 128 x 128; 4096 x 4608: 29 rows (522 tiles), then 3 rows in 108 half tiles
+    assert tail_rows(4096, 3584, 128, 256, 132) == 28 * 128
+    assert tail_rows(4096, 4608, 128, 256, 132) == 29 * 128
+    assert tail_rows(4096, 4224, 128, 256, 132) == 31 * 128  # (a ragged last column of tiles)
+    assert tail_rows(4096, 3584, 128, 128, 132) is None  # 896 tiles: the last 104's 4 rows make 224 halves
+    assert tail_rows(4096, 28672, 128, 256, 132) is None  # a tile row is 112 tiles: 224 halves
+    assert tail_rows(1024, 1024, 128, 256, 132) is None  # less than a wave: nothing whole to keep
+    assert tail_rows(4096, 4096, 128, 64, 132) is None  # (no half of a 64-column tile)
+    cands = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 3584, 3584, limit=None) if c.tail_halves]
+    assert {(c.block_n, c.variant) for c in cands} == {(256, "gluon_ws"), (256, "gluon_wg")}
+    name = "BM128-BN256-BK128-w8-s3-g8-gluon-wg-th"
+    assert str(config_from_name(name)) == name and config_from_name(name).tail_halves
+    with pytest.raises(ValueError, match="tail_halves is for the Gluon variants"):
+        GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg", stream_k=True, tail_halves=True)
+    with pytest.raises(ValueError, match="tail_halves is for the Gluon variants"):
+        GemmConfig(128, 64, 64, 8, 3, variant="gluon_ws", tail_halves=True)
+
+
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
     from targets.configs import gluon_c_tile_bytes
 
