@@ -238,6 +238,11 @@ def _store(selection: Selection) -> None:
 
 
 def _kernel_hash(compiled) -> str | None:
+    """The compiled kernel's hash; a config of two launches (gluon `tail_halves`) gives a list: both,
+    joined by "+"."""
+    if isinstance(compiled, (list, tuple)):
+        hashes = [_kernel_hash(c) for c in compiled]
+        return "+".join(hashes) if hashes and all(hashes) else None
     return getattr(compiled, "hash", None)
 
 

@@ -639,3 +639,13 @@ def test_config_names_read_back_as_the_configs_they_name():
     for bad in ("BM128-BN256", "BM128-BN256-BK64-w8-s3-g8-warp", "fast", "BM128-BN256-BK64-w8-s3-g8-lp-pad"):
         with pytest.raises(ValueError, match="not a GEMM config name"):
             config_from_name(bad)
+
+
+def test_a_config_of_two_launches_is_identified_by_both_kernels_hashes():
+    from kernels.autotune import _kernel_hash
+
+    one, two = SimpleNamespace(hash="ab12"), SimpleNamespace(hash="cd34")
+    assert _kernel_hash(one) == "ab12"
+    assert _kernel_hash([one, two]) == "ab12+cd34"  # (gluon tail_halves: the whole rows, then the half tiles)
+    assert _kernel_hash([one, object()]) is None  # (a launch without a compiled kernel: no hash to stand by)
+    assert _kernel_hash(None) is None
