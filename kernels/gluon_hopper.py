@@ -658,9 +658,10 @@ def stream_k_problem(tiles: int, k_steps: int, programs: int) -> str | None:
 
 
 def stream_k_segments(tiles: int, k_steps: int, programs: int) -> list[list[tuple]]:
-    """What each program's stream-K units cover, as the kernel computes them (`_unit_coords`):
-    per program, its (tile, split, first K step, end K step, chunk, parts) after its whole tiles.
-    The tests check it against the kernel's own arithmetic, written here in Python."""
+    """What each program's stream-K units cover: `_unit_coords`'s arithmetic restated in Python,
+    per program its (tile, split, first K step, end K step, chunk, parts) after its whole tiles.
+    The CPU tests check its properties (every step once, waits only on lower-numbered programs);
+    the kernel's own results are checked on the GPU (tests/test_gluon.py)."""
     whole = whole_tiles(tiles, programs, 2)
     total = (tiles - whole) * k_steps
     out = []
