@@ -358,33 +358,13 @@ if GLUON_IMPORT_ERROR is None:
         mbarrier.arrive(empty.index(step % STAGES), pred=pred)
 
     @gluon.jit
-    def _take_turn(order, turn, PINGPONG: gl.constexpr, PHASE: gl.constexpr):
-        """PINGPONG: wait until the other partition has finished the main loop of the program's
-        tile before this partition's `turn`-th (partition 0's first tile waits for nobody). The
-        main loops then take the ring's slots in the order the loader fills them, each at most one
-        phase ahead of a slot's barrier; each `order` barrier completes once per tile of its
-        partition, and its waiter is never more than one completion behind."""
-        if PINGPONG:
-            if PHASE == 1:
-                mbarrier.wait(order.index(0), turn & 1)
-            elif turn > 0:
-                mbarrier.wait(order.index(1), (turn - 1) & 1)
-
-    @gluon.jit
-    def _end_turn(order, PINGPONG: gl.constexpr, PHASE: gl.constexpr):
-        """PINGPONG: this partition's main loop of its tile is done (its MMAs waited for): the other
-        partition may start its own while this one runs the epilogue."""
-        if PINGPONG:
-            mbarrier.arrive(order.index(PHASE))
-
-    @gluon.jit
     def _ws_mma(
         a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
         M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
-        order, PINGPONG: gl.constexpr, PHASE: gl.constexpr, num_warps: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -403,23 +383,16 @@ if GLUON_IMPORT_ERROR is None:
         other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
         With SPLIT_K > 1 each unit covers a share of a tile's K steps (`_finish`); a tile's counter
         per partition and half of N.
-        PINGPONG: this partition (PHASE 0 or 1) takes every other unit of the program, whole tiles,
-        and the two take turns at the main loop (`_take_turn`), so that one's epilogue runs while
-        the other's MMAs keep the tensor cores busy.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
         units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
-        k_tiles = gl.cdiv(K, BLOCK_K)
-        step = PHASE * k_tiles  # (PINGPONG: the ring's steps of the other partition's tiles skipped)
-        turn = 0
-        first = gl.program_id(0) + PHASE * num_programs
-        for unit in range(first, units, num_programs * (2 if PINGPONG else 1)):
+        step = 0
+        for unit in range(gl.program_id(0), units, num_programs):
             tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
                 unit, whole, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
-            _take_turn(order, turn, PINGPONG, PHASE)
             off_m += ROW0
             counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
             if PROMOTE == 0:
@@ -432,7 +405,6 @@ if GLUON_IMPORT_ERROR is None:
                     step += 1
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 _release(empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo)  # (a unit may have no K step)
-                _end_turn(order, PINGPONG, PHASE)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -450,7 +422,6 @@ if GLUON_IMPORT_ERROR is None:
                     _release(empty, step)
                     step += 1
                 acc += part
-                _end_turn(order, PINGPONG, PHASE)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -473,7 +444,6 @@ if GLUON_IMPORT_ERROR is None:
                     acc1 += part
                     _release(empty, step)
                     step += 1
-                _end_turn(order, PINGPONG, PHASE)
                 _finish(
                     acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -484,9 +454,6 @@ if GLUON_IMPORT_ERROR is None:
                     tile_id, split, whole, counter + 1, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
                     STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
-            if PINGPONG:
-                step += k_tiles
-                turn += 1
         tma.store_wait(0)
 
     @gluon.jit
@@ -495,46 +462,36 @@ if GLUON_IMPORT_ERROR is None:
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
-        STREAM_K: gl.constexpr, PINGPONG: gl.constexpr, num_warps: gl.constexpr,
+        STREAM_K: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
         two MMA partitions of one warpgroup (`num_warps` 4) each, on the two halves of the
         tile's rows; with SPLIT_K > 1, the K steps of each tile after the first `whole` ones
         shared by SPLIT_K work units, whose fp32 partial sums meet in `ws_ptr` (`counters_ptr`: a
-        zeroed int32 per tile, partition and half of N, left zeroed); with PINGPONG ("gluon_pp"),
-        two MMA partitions of one warpgroup each on alternate whole tiles, taking turns at the main
-        loop (`_take_turn`)."""
-        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS or PINGPONG else 1
-        ROWS: gl.constexpr = BLOCK_M if PINGPONG else BLOCK_M // PARTS
-        ROW1: gl.constexpr = 0 if PINGPONG else ROWS  # (the second MMA partition's first row and phase)
-        PHASE1: gl.constexpr = 1 if PINGPONG else 0
+        zeroed int32 per tile, partition and half of N, left zeroed)."""
+        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
+        ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
         c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
         ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        order = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-        READERS: gl.constexpr = 1 if PINGPONG else PARTS  # (the MMA partitions that read each slot)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
-            mbarrier.init(empty.index(i), count=READERS)  # (a slot is free once every MMA partition is done with it)
-        for i in gl.static_range(2):
-            mbarrier.init(order.index(i), count=1)
+            mbarrier.init(empty.index(i), count=PARTS)  # (a slot is free once every MMA partition is done with it)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
         # call: the two forms below differ in the second MMA partition alone)
-        if SPLIT_WARPGROUPS or PINGPONG:
+        if SPLIT_WARPGROUPS:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, order, PINGPONG, 0,
-                               num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROW1, ROWS, SPLIT_K, STREAM_K, order, PINGPONG,
-                               PHASE1, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
                 ],
@@ -546,8 +503,7 @@ if GLUON_IMPORT_ERROR is None:
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, order, False, 0,
-                               num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
                 ],
@@ -617,7 +573,6 @@ def launch_args(
     promote: int,
     programs: int,
     split_warpgroups: bool = False,
-    pingpong: bool = False,
     split_k: int = 1,
     stream_k: bool = False,
     whole: int,
@@ -631,11 +586,9 @@ def launch_args(
     b_kmajor = _b_kmajor(b)
     a_desc = descriptor(a, [block_m, block_k])
     b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
-    # (PROMOTE 2 stores the tile by halves of N; split warpgroups each store their half of the rows,
-    # ping-pong partitions their whole tiles)
-    parts = 2 if split_warpgroups or pingpong else 1
-    rows = block_m if pingpong else block_m // parts
-    c_desc = descriptor(c, [rows, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
+    # (PROMOTE 2 stores the tile by halves of N; split warpgroups each store their half of the rows)
+    parts = 2 if split_warpgroups else 1
+    c_desc = descriptor(c, [block_m // parts, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
     modes = []
     for s in (scale_a, scale_b):
         modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
@@ -648,8 +601,7 @@ def launch_args(
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
-        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, PINGPONG=pingpong,
-        num_warps=num_warps // parts,
+        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, num_warps=num_warps // parts,
     )  # fmt: skip
     return args, meta
 
@@ -674,16 +626,6 @@ def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int 
     if per_thread <= PROMOTE_MAX_ACC:
         return PROMOTE_STEP
     return PROMOTE_SPLIT if per_thread <= 2 * PROMOTE_MAX_ACC else None
-
-
-def pingpong_problem(num_warps: int, split_k: int, stream_k: bool) -> str | None:
-    """Why a config cannot run as two ping-pong MMA partitions (None if it can): a warpgroup each
-    (8 warps), whole tiles (no split K, no stream-K)."""
-    if num_warps != 8:
-        return f"gluon_pp configs take two MMA warpgroups (8 warps), got {num_warps}"
-    if split_k != 1 or stream_k:
-        return "gluon_pp configs run whole tiles: no split_k or stream_k"
-    return None
 
 
 def split_warpgroups_problem(block_m: int, num_warps: int) -> str | None:
@@ -767,7 +709,6 @@ def gemm(
     promote: int = PROMOTE_NONE,
     programs: int | None = None,
     split_warpgroups: bool = False,
-    pingpong: bool = False,
     split_k: int = 1,
     stream_k: bool = False,
     tail_halves: bool = False,
@@ -779,8 +720,6 @@ def gemm(
     `promote`: PROMOTE_STEP or PROMOTE_SPLIT for fp8's precise accumulation (use_fast_accum=False:
     partial sums promoted to the fp32 accumulator every K step), PROMOTE_NONE otherwise.
     `split_warpgroups` ("gluon_wg"; 8 warps on 128 rows): each MMA warpgroup its own partition.
-    `pingpong` ("gluon_pp"; 8 warps): each MMA warpgroup its own partition on every other tile,
-    the tile (block_m x block_n) on its 4 warps; `promote` is for such a tile on 4 warps.
     `split_k` > 1: the K steps of each tile of the last, partial wave of tiles (`whole_tiles`)
     shared by that many work units (fp32 partial sums in a workspace allocated here); `counters`:
     zeroed int32, at least `counters_needed(...)`, which the kernel leaves zeroed (kept by the
@@ -803,14 +742,13 @@ def gemm(
     first = tail_rows(a.shape[0], b.shape[1], block_m, block_n, programs) if tail_halves else None
     if first is not None:
         kw = dict(stages=stages, num_warps=num_warps, group_m=group_m, programs=programs,
-                  split_warpgroups=split_warpgroups, pingpong=pingpong, compile_only=compile_only)  # fmt: skip
+                  split_warpgroups=split_warpgroups, compile_only=compile_only)  # fmt: skip
 
         def rows(scale, lo, hi):  # (a scale per row of A is cut with it; a scalar one is shared)
             return scale if scale is None or scale.numel() == 1 else scale[lo:hi]
 
         m = a.shape[0]
-        tile_warps = num_warps // 2 if pingpong else num_warps
-        half_promote = promote if promote == PROMOTE_NONE else promotion(block_m, block_n // 2, tile_warps, True)
+        half_promote = promote if promote == PROMOTE_NONE else promotion(block_m, block_n // 2, num_warps, True)
         return [
             gemm(a[:first], b, c[:first], rows(scale_a, 0, first), scale_b, block_m=block_m, block_n=block_n,
                  block_k=block_k, promote=promote, **kw),
@@ -820,10 +758,6 @@ def gemm(
     if promote not in (PROMOTE_NONE, PROMOTE_STEP, PROMOTE_SPLIT):
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
     if split_warpgroups and (problem := split_warpgroups_problem(block_m, num_warps)):
-        raise ValueError(f"gluon gemm: {problem}")
-    if pingpong and split_warpgroups:
-        raise ValueError("gluon gemm: pingpong and split_warpgroups are two ways of using two MMA warpgroups; pick one")
-    if pingpong and (problem := pingpong_problem(num_warps, split_k, stream_k)):
         raise ValueError(f"gluon gemm: {problem}")
     tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
     if stream_k and split_k != 1:
@@ -845,7 +779,7 @@ def gemm(
     args, meta = launch_args(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
-        pingpong=pingpong, split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
+        split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

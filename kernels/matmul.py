@@ -765,15 +765,14 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         from kernels import gluon_hopper
 
         scale_a, scale_b = scales if scales is not None else (None, None)
-        promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.tile_warps, fp8_precise)
+        promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise)
         counters = None
         if cfg.split_k > 1 or cfg.stream_k:
             counters = _tile_counters(a.device, gluon_hopper.counters_needed(M, N, cfg.block_m, cfg.block_n))
         return gluon_hopper.gemm(
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
-            programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg",
-            pingpong=cfg.variant == "gluon_pp", split_k=cfg.split_k,
+            programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
             stream_k=cfg.stream_k, tail_halves=cfg.tail_halves, counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
@@ -838,11 +837,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs are for 16- and 8-bit operands"
         if cfg.variant == "gluon_wg" and (problem := gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps)):
             return problem
-        if gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.tile_warps, fp8_precise) is None:
+        if gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise) is None:
             return (
                 f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
                 f"at most {2 * gluon_hopper.PROMOTE_MAX_ACC} accumulator values per thread, "
-                f"{cfg.block_m}x{cfg.block_n} on {cfg.tile_warps} warps has more"
+                f"{cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
             )
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"

@@ -30,9 +30,7 @@ Rules (the first seed's, made concrete):
   64-256 on 4, the ring 3-12 slots deep as the shared memory holds beside the output tile
   (GLUON_TILES, GLUON_STAGES). The
   8-warp tiles also come as "gluon_wg": each MMA warpgroup its own partition on half the
-  tile's rows, so that the two do not wait for each other at every K step. "gluon_pp" (ping-pong):
-  two MMA warpgroups on alternate whole tiles of 128 x 128 or 64 x 256 (GLUON_PP_TILES), taking
-  turns at the main loop, so that one's epilogue overlaps the other's MMAs. Where the tiles
+  tile's rows, so that the two do not wait for each other at every K step. Where the tiles
   make less than a wave, both also come with K split among 2-8 units (`split_k`, names
   ending in `-sk2` after the variant's).
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
@@ -61,9 +59,7 @@ STREAMK_WAVE_EFFICIENCY = 0.8
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
 LATE_PROMOTION_MAX_BLOCK_K = 128
 LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
-VARIANTS = (
-    "tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg", "gluon_pp",
-)  # fmt: skip
+VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
@@ -157,11 +153,6 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.stream_k must be a bool, got {self.stream_k!r}")
         if self.stream_k and not (self.uses_gluon and self.split_k == 1):
             raise ValueError(f"GemmConfig.stream_k is for the Gluon variants without split_k, got {self}")
-        if self.variant == "gluon_pp" and (self.num_warps != 8 or self.split_k != 1 or self.stream_k):
-            raise ValueError(
-                f"GemmConfig variant gluon_pp takes 8 warps (two MMA warpgroups, a tile each) and whole tiles "
-                f"(no split_k or stream_k), got {self}"
-            )
         if not isinstance(self.tail_halves, bool):
             raise ValueError(f"GemmConfig.tail_halves must be a bool, got {self.tail_halves!r}")
         if self.tail_halves and not (
@@ -187,14 +178,8 @@ class GemmConfig:
 
     @property
     def uses_gluon(self) -> bool:
-        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variants "gluon_ws", "gluon_wg",
-        "gluon_pp")."""
-        return self.variant in ("gluon_ws", "gluon_wg", "gluon_pp")
-
-    @property
-    def tile_warps(self) -> int:
-        """The warps that compute one output tile: half of them for "gluon_pp" (a warpgroup a tile)."""
-        return self.num_warps // 2 if self.variant == "gluon_pp" else self.num_warps
+        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variants "gluon_ws", "gluon_wg")."""
+        return self.variant in ("gluon_ws", "gluon_wg")
 
     @property
     def uses_tma(self) -> bool:
@@ -404,8 +389,6 @@ GLUON_STEP_MAX_ACC = 64
 GLUON_STREAM_MAX_PARTS = 4
 # (rows, warps) of the tile whose two MMA warpgroups "gluon_wg" makes partitions of their own
 GLUON_WG_TILE = (128, 8)
-# (rows, columns) of "gluon_pp"'s tiles: a warpgroup's (4 warps), <= GLUON_MAX_ACC_PER_THREAD each
-GLUON_PP_TILES = ((128, 128), (64, 256))
 
 
 def gluon_by_halves(
@@ -419,9 +402,9 @@ def gluon_by_halves(
 def gluon_c_tile_bytes(cfg: GemmConfig, nbytes: int, precise: bool = True, warp_size: int = 32) -> int:
     """Shared memory of gluon_ws's output tile (16-bit C: fp16/bf16, or fp8's bf16): the whole
     tile, or half of it for the tiles taken by halves of N (`gluon_by_halves`), which store each
-    half as it is done; "gluon_pp" has one per MMA partition (each its own tile)."""
-    halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.tile_warps, nbytes, precise, warp_size)
-    return cfg.block_m * cfg.block_n * (1 if halves else 2) * (2 if cfg.variant == "gluon_pp" else 1)
+    half as it is done."""
+    halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.num_warps, nbytes, precise, warp_size)
+    return cfg.block_m * cfg.block_n * (1 if halves else 2)
 
 
 @functools.cache
@@ -515,21 +498,6 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                         out += [dataclasses.replace(v, stream_k=True) for v in variants]
                     if tail_rows(M, N, bm, bn, spec.sm_count) is not None:
                         out += [dataclasses.replace(v, tail_halves=True) for v in variants]
-        # ping-pong: whole tiles only, where the program has two at least (a tile per partition)
-        for bm, bn in GLUON_PP_TILES:
-            if bm > max(64, _next_pow2(M)) or bn > max(128, _next_pow2(N)):
-                continue
-            if math.ceil(M / bm) * math.ceil(N / bn) < 2 * spec.sm_count:
-                continue
-            if nbytes == 1 and bm > 64:
-                continue  # (fp8's 128 x 128 by halves of N on one warpgroup spills: 176-184 bytes, Triton 3.6, 3.9)
-            for stages in GLUON_STAGES:
-                cfg = GemmConfig(bm, bn, bk, 8, stages, variant="gluon_pp")
-                c_tile = gluon_c_tile_bytes(cfg, nbytes, warp_size=spec.warp_size)
-                if stages <= k_iters and cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
-                    out.append(cfg)
-                    if tail_rows(M, N, bm, bn, spec.sm_count) is not None:
-                        out.append(dataclasses.replace(cfg, tail_halves=True))
     return out
 
 

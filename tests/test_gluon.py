@@ -89,11 +89,6 @@ def compiled():
         # the last wave in a second launch of half-width tiles (fp8's 128 x 128 then by step)
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "tail_halves": True}, "rowwise", [4096, 3584, 3584]),
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4000, 4608, 1000]),
-        # ping-pong: a warpgroup on each of two tiles in turn (fp8's 64 x 256 by halves of N)
-        ("float16", _gluon(128, 128, 64, 8, 4, "gluon_pp"), None, [3000, 5000, 1000]),
-        ("bfloat16", _gluon(64, 256, 64, 8, 4, "gluon_pp"), None, [3000, 5000, 1000]),
-        ("fp8", _gluon(64, 256, 128, 8, 4, "gluon_pp"), "rowwise", [4096, 4096, 4096]),
-        ("fp8", _gluon(64, 256, 128, 8, 4, "gluon_pp"), "tensorwise", [4096, 4096, 4096]),
         # ... and where the tiles make whole waves (4096^3: 512 tiles), one launch, as without it
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4096, 4096, 4096]),
     ]
@@ -137,7 +132,7 @@ def test_split_warpgroups_synchronise_only_within_each_warpgroup(compiled):
     # barrier before giving the slot back), so their promotion adds fall together and leave the
     # tensor cores idle; gluon_wg's warpgroups are partitions of their own (128-thread barriers).
     for k in compiled:
-        if "gluon-wg" in k["config"] or "gluon-pp" in k["config"]:
+        if "gluon-wg" in k["config"]:
             assert k["barrier_threads"] == [128], k
         elif "w8" in k["config"]:
             assert 256 in k["barrier_threads"], k
@@ -148,9 +143,7 @@ def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled)
     # adds of the previous step's partial sum issued between them (not one wait per MMA: C7514).
     for k in compiled:
         # (a warpgroup on 128 rows issues each K sub-step's MMA for both halves of its rows: 8)
-        # (gluon_pp: a warpgroup on each whole tile)
-        tile_warps = 4 if "gluon-pp" in k["config"] else 8 if "w8" in k["config"] else 4
-        rows_per_warpgroup = int(k["config"].split("-")[0][2:]) * 4 // tile_warps
+        rows_per_warpgroup = 64 if "w8" in k["config"] or "BM64" in k["config"] else 128
         assert k["mma_per_wait"] == 4.0 * rows_per_warpgroup / 64, k
 
 
@@ -217,11 +210,6 @@ GPU_CASES = [
     # 4000 rows: the second launch's last tile row cut by the edge
     ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", "halves")),
     ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", "halves")),
-    # ping-pong: two warpgroups on alternate tiles (an odd count per program; edges cut both ways)
-    ("fp16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_pp")),
-    ("bf16", (4000, 3000, 3000), (64, 256, 64, 8, 4, "gluon_pp")),
-    ("fp16", (4096, 4096, 4096), (128, 128, 64, 8, 5, "gluon_pp")),
-    ("fp16", (8192, 8192, 1024), (128, 128, 64, 8, 4, "gluon_pp", "halves")),  # (1 tile row of 64-wide tiles)
 ]
 
 
@@ -356,20 +344,8 @@ def test_split_warpgroups_are_refused_on_a_tile_of_one_warpgroup(fp8_zeros):
         (128, 128, 128, 8, 6, "gluon_ws", "stream"),
         (128, 256, 128, 8, 3, "gluon_wg", "stream"),  # (by halves of N; 16 tiles of 128 x 4096: up to 10 chunks each)
         (128, 256, 128, 8, 3, "gluon_wg", "halves"),  # (the last wave in 128 x 128 tiles: 4096 x 3584 only)
-        (64, 256, 128, 8, 4, "gluon_pp"),  # (two warpgroups on alternate tiles, each by halves of N)
     ],
-    ids=[
-        "wg-sk2",
-        "sk4",
-        "small-sk4",
-        "halves-wg-sk2",
-        "wg-sk3",
-        "wg-stream",
-        "stream",
-        "halves-wg-stream",
-        "wg-th",
-        "pp",
-    ],
+    ids=["wg-sk2", "sk4", "small-sk4", "halves-wg-sk2", "wg-sk3", "wg-stream", "stream", "halves-wg-stream", "wg-th"],
 )
 def test_gluon_fp8_split_k_is_as_precise_as_the_native_library(shape, scaling, tile):
     if not torch.cuda.is_available():

@@ -23,7 +23,6 @@ from targets.configs import (
     DEEP_STAGES,
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
-    GLUON_PP_TILES,
     GLUON_STAGES,
     GLUON_TILES,
     STAGES,
@@ -83,14 +82,9 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
             continue
         if cfg.uses_gluon:  # (the Gluon kernel: its ring, its tiles, the output tile beside the ring)
             assert spec.arch == "sm_90" and nbytes <= 2 and M > 64, cfg
-            if cfg.variant == "gluon_pp":  # (a warpgroup on each of two tiles: an output tile each)
-                assert (cfg.block_m, cfg.block_n) in GLUON_PP_TILES and cfg.num_warps == 8 and cfg.split_k == 1
-                assert math.ceil(M / cfg.block_m) * math.ceil(N / cfg.block_n) >= 2 * spec.sm_count
-            else:
-                assert (cfg.block_m, cfg.block_n, cfg.num_warps) in GLUON_TILES
-            assert cfg.num_stages in GLUON_STAGES
+            assert (cfg.block_m, cfg.block_n, cfg.num_warps) in GLUON_TILES and cfg.num_stages in GLUON_STAGES
             # 16-bit C, whole; fp8's precise accumulation stores its widest tiles by halves
-            c_tile = cfg.block_m * cfg.block_n * (1 if nbytes == 1 else 2) * (2 if cfg.variant == "gluon_pp" else 1)
+            c_tile = cfg.block_m * cfg.block_n * (1 if nbytes == 1 else 2)
             assert cfg.smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes, cfg
             assert cfg.num_stages <= math.ceil(K / cfg.block_k)
             continue
@@ -153,7 +147,7 @@ def test_gemm_config_validates_itself():
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
     with pytest.raises(
-        ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, gluon_wg, gluon_pp, got 'streamk2'"
+        ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, gluon_wg, got 'streamk2'"
     ):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk2")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
@@ -580,25 +574,6 @@ def test_gluon_stream_k_where_the_last_wave_cuts_into_few_chunks_per_tile():
         GemmConfig(128, 256, 64, 8, 3, variant="tma", stream_k=True)
     with pytest.raises(ValueError, match="stream_k is for the Gluon variants without split_k"):
         GemmConfig(128, 256, 64, 8, 3, variant="gluon_wg", split_k=2, stream_k=True)
-
-
-def test_gluon_pingpong_configs_where_each_program_has_two_tiles_at_least():
-    from targets.configs import config_from_name
-
-    h200 = get("h200")
-    pp = [c for c in candidate_configs(h200, "fp16", 3000, 5000, 1000, limit=None) if c.variant == "gluon_pp"]
-    assert {(c.block_m, c.block_n) for c in pp} == {(128, 128), (64, 256)}
-    # fp8: 64 x 256 only (128 x 128 by halves of N on one warpgroup spills)
-    pp8 = [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096, limit=None) if c.variant == "gluon_pp"]
-    assert pp8 and {(c.block_m, c.block_n) for c in pp8} == {(64, 256)}
-    # 1024^3: 64 tiles of 128 x 128, fewer than a program each: none
-    assert not [c for c in candidate_configs(h200, "fp16", 1024, 1024, 1024, limit=None) if c.variant == "gluon_pp"]
-    name = "BM128-BN128-BK64-w8-s4-g8-gluon-pp"
-    assert str(config_from_name(name)) == name and config_from_name(name).tile_warps == 4
-    with pytest.raises(ValueError, match="gluon_pp takes 8 warps"):
-        GemmConfig(128, 128, 64, 4, 3, variant="gluon_pp")
-    with pytest.raises(ValueError, match=r"gluon_pp takes 8 warps .* \(no split_k"):
-        GemmConfig(128, 128, 64, 8, 3, variant="gluon_pp", split_k=2)
 
 
 def test_gluon_tail_halves_where_the_last_waves_rows_fit_one_wave_of_half_tiles():
