@@ -122,6 +122,20 @@ def build_parser() -> argparse.ArgumentParser:
                             "(from the context `gemmwatch run` writes beside the results)")  # fmt: skip
     noise.set_defaults(func=_lazy("ci.noise"))
 
+    exp = sub.add_parser(
+        "explain",
+        help="per losing cell: our launch beside the native library's (tiles, rounds, clusters; markdown)",
+        description="For the fp16/bf16/fp8 cells below --below x native in an asv result file of `gemmwatch run`: "
+        "our config's tiles and rounds on the SMs, the native kernel's tile, cluster and CTAs (from the run's "
+        "context, recorded with GEMMWATCH_NATIVE_KERNELS=1), and the differences tied to lost time so far.",
+    )
+    exp.add_argument("file", metavar="RESULT.json", help="an asv result file written by `gemmwatch run`")
+    exp.add_argument("--context", metavar="DIR",
+                     help="the run's context directory (<Suite>.json files), where it is not beside the results")  # fmt: skip
+    exp.add_argument("--below", type=float, default=1.0, help="speedup below which a cell is listed (default 1.0)")
+    exp.add_argument("--sms", type=int, help="SMs of the GPU (default: the result's target's)")
+    exp.set_defaults(func=_lazy("ci.explain"))
+
     tab = sub.add_parser(
         "table",
         help="per-cell speed table: native and Triton TFLOP/s, speedup, before vs after (markdown)",

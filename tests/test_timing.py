@@ -346,7 +346,7 @@ def test_a_cooldown_idles_between_rounds_and_is_recorded():
 def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_COLD_L2", "rotate")
     result = measure_cell(Cell("fp16", 16, 4096, 4096), rounds=5, device="cuda", spec=detect())
-    assert not result.failed
+    assert not result.failed, result.error
     copies = rotating_copies(2 * (16 * 4096 + 4096 * 4096 + 16 * 4096), detect().l2_bytes)
     assert result.method == f"cuda-graph+{copies}-rotating-copies" and result.flush_s == 0.0
     assert result.inner % copies == 0 and min(result.triton_s) > 0 and min(result.native_s) > 0
@@ -358,7 +358,7 @@ def test_a_decode_cell_is_timed_with_rotating_copies(monkeypatch):
 def test_a_decode_cell_is_timed_over_flushed_placements_and_a_large_square_on_one(monkeypatch):
     monkeypatch.delenv("GEMMWATCH_COLD_L2", raising=False)
     decode = measure_cell(Cell("fp16", 16, 4096, 4096), rounds=5, device="cuda", spec=detect())
-    assert not decode.failed
+    assert not decode.failed, decode.error
     assert decode.method == f"cuda-graph+l2-flush+{PLACEMENTS}-placements" and decode.flush_s > 0
     assert decode.inner % PLACEMENTS == 0 and min(decode.triton_s) > 0 and min(decode.native_s) > 0
     square = measure_cell(Cell("fp16", 4096, 4096, 4096), rounds=3, device="cuda", spec=detect())

@@ -1,0 +1,96 @@
+"""`gemmwatch explain` on a real H200 run: the launch-level facts of each cell below native."""
+
+from __future__ import annotations
+
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from ci import cli
+from ci.explain import explain, main_kernel, native_tile
+from ci.run import suite_context_cells
+
+ROOT = Path(__file__).resolve().parent.parent
+EV = ROOT / "docs" / "results" / "2026-12-03-h200-pingpong" / "ev"  # (cold and warm runs, 1394fb3)
+
+
+@pytest.fixture(scope="module")
+def context(tmp_path_factory) -> Path:
+    """The warm run's context (<Suite>.json files with our configs and the native kernels)."""
+    out = tmp_path_factory.mktemp("ctx")
+    with tarfile.open(EV / "warm-context.tgz") as tar:
+        tar.extractall(out, filter="data")
+    (directory,) = (out / "context" / "h200").iterdir()
+    return directory
+
+
+def test_native_tiles_and_clusters_are_read_from_the_kernel_names():
+    t = native_tile("nvjet_sm90_hsh_160x256_64x3_2x1_v_bz_coopA_NNN")
+    assert (t.m, t.n, t.cluster, t.cluster_size) == (160, 256, (2, 1), 2)
+    assert native_tile("nvjet_sm90_qqtst_72x64_128x12_4x2_h_bz_algo2_TNN").cluster_size == 8
+    assert native_tile("cutlass3x_sm90_tensorop_gemm_f16_f16_f32_f16_f16_128x256x64_2x1x1_0_tnn_align8").cluster == (
+        2,
+        1,
+    )
+    older = native_tile("void cutlass::Kernel2<cutlass_75_tensorop_f16_s1688gemm_f16_128x128_nn_align1>(Params)")
+    assert (older.m, older.n, older.cluster) == (128, 128, (1, 1))
+    assert native_tile("Memset (Device)") is None
+    assert native_tile("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __half>(...)") is None
+
+
+def test_the_gemm_kernel_is_picked_over_memsets_and_split_k_reductions():
+    launches = [
+        {"name": "Memset (Device)"},
+        {"name": "nvjet_sm90_hsh_128x16_64x11_4x1_v_bz_splitK_NNT", "grid": [4, 28, 1]},
+        {"name": "void cublasLt::splitKreduce_kernel<32, 16>(params)", "grid": [129, 4, 1]},
+    ]
+    name, launch = main_kernel([], launches)
+    assert name.startswith("nvjet_sm90_hsh_128x16") and launch["grid"] == [4, 28, 1]
+    assert (
+        main_kernel(["Memset (Device)", "internal::gemvx::kernel<int>(p)"], [])[0] == "internal::gemvx::kernel<int>(p)"
+    )
+    assert main_kernel([], []) == (None, None)
+
+
+def test_every_cell_below_native_is_listed_with_its_launches(context):
+    rows = explain(EV / "run-warm.json", suite_context_cells(context), 1.0, 132)
+    assert len(rows) == 84  # (169 fp16/bf16/fp8 cells, 85 of them >= 1.00x in this run)
+    assert [r["speedup"] for r in rows] == sorted(r["speedup"] for r in rows) and rows[-1]["speedup"] < 1.0
+    by = {r["cell"]: r for r in rows}
+    # the ncu reading (this session): cuBLAS's 160 x 256 tiles in clusters of 2 make 3 rounds of
+    # tiles where our 128 x 256 make 4
+    short = by["fp16 3000x5000x1000"]
+    assert short["native_tiles"] == 384 and short["native_cluster"] == 2
+    assert "clusters of 2" in short["facts"] and "1.07x the outputs" in short["facts"]
+    assert short["ours"].startswith("128x256: 480 tiles")
+    # cuBLAS's view is transposed (its tile's first side along our N): where its kernel is not
+    # persistent and does not split K, the launched CTAs are its tiles, rounded up to whole clusters
+    checked = 0
+    for r in rows:
+        ctas, tiles = r.get("native_ctas"), r.get("native_tiles")
+        if ctas and tiles and ctas >= tiles and not r["native_splits_k"]:
+            cluster = r["native_cluster"]
+            assert ctas == -(-tiles // cluster) * cluster, r
+            checked += 1
+    assert checked >= 30
+    # a split-K native kernel (a CUTLASS kernel over 8 slices of K, then a reduction) is said so
+    assert "native splits K" in by["fp16 127x4097x1023"]["facts"]
+
+
+def test_the_cli_prints_the_table_and_refuses_what_it_cannot_read(context, tmp_path, capsys):
+    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(context)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| cell | speedup |") and "84 cells below" in out
+    assert "`nvjet_sm90_hsh_160x256_64x3_2x1_v_bz_coopA_NNN`" in out
+    # no context beside the results (ci/gpu_evidence.sh packs it apart)
+    assert cli.main(["explain", str(EV / "run-warm.json")]) == 2
+    assert "no context beside" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(empty)]) == 2
+    assert f"--context {empty}: no suite context files" in capsys.readouterr().err
+    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(context), "--below", "0"]) == 2
+    assert "--below must be a speedup > 0" in capsys.readouterr().err
+    assert cli.main(["explain", str(tmp_path / "missing.json"), "--context", str(context)]) == 2
+    assert "missing.json" in capsys.readouterr().err
