@@ -13,7 +13,8 @@
 # Exit status 1 when a run failed or was cut; every step's status is in OUT_DIR/walltimes.txt.
 # Each finished run's result file is also copied to OUT_DIR/run-NAME.json and its per-cell context
 # packed into OUT_DIR/NAME-context.tgz (unpacked as NAME/context beside NAME/results, `gemmwatch
-# noise --clocks` reads it).
+# noise --clocks` reads it); OUT_DIR/explain.md is `gemmwatch explain` of the last run (the cells
+# below native, our launch beside the native kernel's).
 #
 # Environment: RUNS (default "cold warm warm2"), RUN_ARGS (extra `gemmwatch run`
 # arguments, e.g. "--shapes square"), WORK (the shared work dir, default OUT_DIR/work;
@@ -118,6 +119,8 @@ files=${files%$'\n'}
 if [ -n "$files" ]; then
   # shellcheck disable=SC2086
   python3 -m ci.cli noise --clocks $files >"$out/noise.txt" 2>&1 && tail -n 3 "$out/noise.txt"
+  # the cells below native in the last run, our launch beside the native kernel's (its context beside it)
+  python3 -m ci.cli explain "${files##*$'\n'}" >"$out/explain.md" 2>&1 && tail -n 1 "$out/explain.md"
 fi
 # The injected run against the last clean run, as a PR's comparison stage would call it (exit 1:
 # a regression called, which is what the injection asks for).

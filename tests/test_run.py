@@ -162,6 +162,7 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     assert comparison.startswith("## gemmwatch:") and "fp16" in comparison, comparison
     assert "no cell with per-round samples" in (out / "simulate-recheck.txt").read_text()  # (the interpreter's)
     assert (out / "noise.txt").read_text().strip()
+    assert (out / "explain.md").read_text().startswith("| cell | speedup |")  # (of the last run, warm)
     # What a GPU box's caller fetches: each run's result file, and its context packed.
     import tarfile
 
@@ -174,7 +175,7 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
     # PACK: all of it in one archive (a device box returns a few files only).
     with tarfile.open(tmp_path / "evidence.tgz") as tar:
         packed = {Path(m.name).name for m in tar.getmembers()}
-    for name in ("run-cold.json", "run-warm.json", "cold-context.tgz", "walltimes.txt", "noise.txt", "cold.log",
+    for name in ("run-cold.json", "run-warm.json", "cold-context.tgz", "walltimes.txt", "noise.txt", "explain.md", "cold.log",
                  "recheck-aa-00.json", "recheck-aa-01.json", "simulate-recheck.txt"):  # fmt: skip
         assert name in packed, (name, packed)
     # Resuming from the archive on another machine: what it holds is kept, not measured again.
