@@ -116,7 +116,7 @@ class GemmConfig:
     # equal run of its K steps (stream-K; kernels/gluon_hopper.py).
     stream_k: bool = False
     # Gluon (split_k 1, no stream_k): the last, partial wave of tiles in a second launch, its rows
-    # in tiles of half the width (`tail_rows`).
+    # in tiles of half the width, where `tail_rows` finds such a wave (elsewhere whole tiles).
     tail_halves: bool = False
 
     def __post_init__(self) -> None:
