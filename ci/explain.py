@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ci.asv_results import ResultsError, load
+from ci.ncu_probe import short_kernel_name
 from ci.table import GOAL_DTYPES, cell_rows
 
 # cuBLAS's Hopper kernels: nvjet_sm90_<types>_<tile M>x<tile N>_<tile K>x<stages>_<cluster>_...
@@ -72,15 +73,6 @@ def _grid_ctas(launch: dict) -> int | None:
     return math.prod(grid) if isinstance(grid, list) and grid else None
 
 
-def _short(name: str, width: int = 60) -> str:
-    """A kernel's name without its C++ signature (templates' arguments cut at `width`)."""
-    name = name.removeprefix("void ")
-    if name.startswith("std::enable_if") and ">::type " in name:
-        name = name.split(">::type ", 1)[1]  # (the return type's SFINAE wrapper)
-    name = name.split("(", 1)[0].strip()
-    return name if len(name) <= width else name[: width - 3] + "..."
-
-
 def main_kernel(kernels: list[str], launches: list[dict]) -> tuple[str | None, dict | None]:
     """The native call's GEMM kernel: of its launches (or, unrecorded, its kernels' names) the
     largest grid among those whose name states a tile, else the first that is not a memset or a
@@ -97,7 +89,7 @@ def main_kernel(kernels: list[str], launches: list[dict]) -> tuple[str | None, d
 
 def _bytes_per_output(rows: int, cols: int) -> float:
     """Operand elements a tile of `rows` x `cols` outputs reads per output and K step (its A rows
-    and B columns; a tile wider than the matrix reads only what is there)."""
+    and B columns)."""
     return (rows + cols) / (rows * cols)
 
 
@@ -116,11 +108,12 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         cfg = None
     if cfg is not None:
         ours_tiles = math.ceil(c.M / cfg.block_m) * math.ceil(c.N / cfg.block_n)
-        ours_load = math.ceil(ours_tiles / sms) * min(cfg.block_m, c.M) * min(cfg.block_n, c.N)
+        rows, cols = min(cfg.block_m, c.M), min(cfg.block_n, c.N)  # (a tile wider than the matrix: what is there)
+        ours_load = math.ceil(ours_tiles / sms) * rows * cols
         row["ours"] = f"{cfg.block_m}x{cfg.block_n}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
-        ours_bytes = _bytes_per_output(min(cfg.block_m, c.M), min(cfg.block_n, c.N))
+        ours_bytes = _bytes_per_output(rows, cols)
     name, main = main_kernel(entry.get("native_kernels") or [], entry.get("native_launches") or [])
-    row["native_kernel"] = _short(name) if name else "not recorded"
+    row["native_kernel"] = short_kernel_name(name, 60) if name else "not recorded"
     tile = native_tile(name) if name else None
     if tile is None:
         row["native"] = "-"
@@ -136,13 +129,14 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         )
         if tile.cluster_size > 1:
             facts.append(f"native clusters of {tile.cluster_size} (operand tiles multicast)")
-        native_load = math.ceil(tiles / sms) * min(tile.n, c.M) * min(tile.m, c.N)
+        rows, cols = min(tile.n, c.M), min(tile.m, c.N)
+        native_load = math.ceil(tiles / sms) * rows * cols
         if ours_load is not None and ours_load > 1.05 * native_load:
             facts.append(
                 f"our busiest SM computes {ours_load / native_load:.2f}x the outputs of native's (rounds of tiles)"
             )
         if cfg is not None:
-            ratio = ours_bytes / _bytes_per_output(min(tile.n, c.M), min(tile.m, c.N))
+            ratio = ours_bytes / _bytes_per_output(rows, cols)
             if ratio > 1.05:
                 facts.append(f"{ratio:.2f}x native's operand bytes per output")
     names = (

@@ -124,8 +124,14 @@ def _value(kernel: dict, name: str, unit: str) -> float | None:
     return None
 
 
-def _short(name: str, width: int = 64) -> str:
-    name = re.sub(r"\(.*", "", name).strip()  # (a C++ signature: the name alone)
+def short_kernel_name(name: str, width: int = 64) -> str:
+    """A kernel's name without its C++ signature and return type (`void`, or the SFINAE wrapper
+    `std::enable_if<...>::type` of cuBLAS's GEMV kernels, whose parenthesis is not the signature's),
+    cut at `width`."""
+    name = name.removeprefix("void ")
+    if name.startswith("std::enable_if") and ">::type " in name:
+        name = name.split(">::type ", 1)[1]
+    name = name.split("(", 1)[0].strip()
     return name if len(name) <= width else name[: width - 3] + "..."
 
 
@@ -142,7 +148,7 @@ def summary(sides: dict[str, list[dict]]) -> str:
                 v = _value(kernel, name, unit)
                 values.append("-" if v is None else format(v, fmt))
             values.append(f"{kernel['grid']} x {kernel['block']}".strip(" x") or "-")
-            out.append(f"| {side} | {_short(kernel['kernel'])} | " + " | ".join(values) + " |")
+            out.append(f"| {side} | {short_kernel_name(kernel['kernel'])} | " + " | ".join(values) + " |")
     return "\n".join(out)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from ci import cli
 from ci.explain import explain, main_kernel, native_tile
+from ci.ncu_probe import short_kernel_name
 from ci.run import suite_context_cells
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +37,15 @@ def test_native_tiles_and_clusters_are_read_from_the_kernel_names():
     older = native_tile("void cutlass::Kernel2<cutlass_75_tensorop_f16_s1688gemm_f16_128x128_nn_align1>(Params)")
     assert (older.m, older.n, older.cluster) == (128, 128, (1, 1))
     assert native_tile("Memset (Device)") is None
-    assert native_tile("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __half>(...)") is None
+    gemv = "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __half>(cublasGemvParamsEx<int>)"
+    assert native_tile(gemv) is None
+    # (its name, not its return type's parenthesis; a CUTLASS kernel without `void` and its signature)
+    assert short_kernel_name(gemv) == "internal::gemvx::kernel<int, int, __half>"
+    assert (
+        short_kernel_name("void cutlass::Kernel2<k_128x128_nn_align1>(Params)")
+        == "cutlass::Kernel2<k_128x128_nn_align1>"
+    )
+    assert short_kernel_name("x" * 80, 20) == "x" * 17 + "..."
 
 
 def test_the_gemm_kernel_is_picked_over_memsets_and_split_k_reductions():
