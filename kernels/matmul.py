@@ -984,6 +984,24 @@ def _sm_count(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
+# Block of the pad copy: rows x contiguous columns of the aligned buffer.
+_PAD_BLOCK = (8, 256)
+
+
+@triton.jit
+def _pad_copy_kernel(
+    src, dst, src_rows, src_cols, src_stride_r, src_stride_c, dst_rows, dst_cols, dst_stride_r,
+    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+):  # fmt: skip
+    """dst[r, c] = src[r, c] inside src's extents, 0 elsewhere: a `pad` config's aligned copy in one
+    launch (dst's rows are 16-element multiples, so its stores are whole vectors)."""
+    r = (tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]).to(tl.int64)
+    col = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
+    inside = (r < src_rows) & (col < src_cols)
+    values = tl.load(src + r * src_stride_r + col * src_stride_c, mask=inside, other=0.0)
+    tl.store(dst + r * dst_stride_r + col, values, mask=(r < dst_rows) & (col < dst_cols))
+
+
 def _padded_k(K: int) -> int:
     """K rounded up to a multiple of 16: what a `pad` config computes over (the rest is zeros)."""
     return -(-K // 16) * 16
@@ -1013,15 +1031,17 @@ def _aligned(t: torch.Tensor, k_dim: int, copy: bool = True) -> torch.Tensor:
     rows, cols = shape if rows_contiguous else shape[::-1]
     buffer = torch.empty((rows, -(-cols // 16) * 16), dtype=t.dtype, device=t.device)
     view = buffer[:, :cols] if rows_contiguous else buffer[:, :cols].T
-    if copy:
-        # Zeros past K (they meet zeros of the other operand) and in the row padding (the tile
-        # kernel's loads may read it for outputs that are never stored; it must be finite).
-        buffer[:, cols:].zero_()
-        index = [slice(None), slice(None)]
-        index[k_dim] = slice(K, None)
-        view[tuple(index)].zero_()
-        index[k_dim] = slice(0, K)
-        view[tuple(index)].copy_(t)
+    if copy and not OFFLINE_COMPILE:  # (an offline compile needs the layout only)
+        # One pass writes the whole buffer: t's values, zeros past K (they meet zeros of the other
+        # operand) and in the row padding (the tile kernel's loads may read it for outputs that are
+        # never stored; it must be finite).
+        src_rows, src_cols = t.shape if rows_contiguous else t.shape[::-1]
+        src_strides = t.stride() if rows_contiguous else t.stride()[::-1]
+        grid = (triton.cdiv(buffer.shape[0], _PAD_BLOCK[0]), triton.cdiv(buffer.shape[1], _PAD_BLOCK[1]))
+        _pad_copy_kernel[grid](
+            t, buffer, src_rows, src_cols, *src_strides, *buffer.shape, buffer.stride(0),
+            BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1],
+        )  # fmt: skip
     return view
 
 

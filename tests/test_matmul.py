@@ -353,6 +353,24 @@ def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
     assert _aligned(aligned, 1) is aligned  # nothing to pad: no copy
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_aligned_copy_fills_the_whole_buffer(device, rng, dtype):
+    """The one-launch pad copy over several blocks each way: values where the operand is, zeros
+    in the K extension and in the row padding past the view (read by tile loads, never stored)."""
+    from kernels.matmul import _PAD_BLOCK, _aligned
+
+    K, N = 3 * _PAD_BLOCK[0] + 5, _PAD_BLOCK[1] + 37  # B row-major: rows of N, neither a 16 multiple
+    wide = _randn((K, 2 * N), rng, dtype, device)
+    b = wide[:, ::2]  # not contiguous: the copy reads through the strides
+    padded = _aligned(b, 0)
+    rows, stride = padded.shape[0], padded.stride(0)
+    assert (rows, stride) == (-(-K // 16) * 16, -(-N // 16) * 16) and padded.stride(1) == 1
+    whole = torch.as_strided(padded, (rows, stride), (stride, 1))  # the buffer, padding included
+    expected = torch.zeros((rows, stride), dtype=dtype, device=device)
+    expected[:K, :N] = b
+    assert torch.equal(whole, expected)
+
+
 def test_split_k_is_deterministic(device, rng):
     # The slices are summed in a fixed order by a second pass (no atomics): same bits every call.
     a, b = _randn((24, 1000), rng, torch.float16, device), _randn((1000, 40), rng, torch.float16, device)
