@@ -702,7 +702,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         aligned copies with K zero-extended to a multiple of 16 (`copy=False`: the layout only)."""
         if not cfg.pad:
             return a, b, K
-        return _aligned(a, 1, copy), _aligned(b, 0, copy), _padded_k(K)
+        return *_aligned(a, b, copy), _padded_k(K)
 
     def wrap(a_, b_) -> tuple[int, int]:
         """Where the tile kernel's operand loads wrap past the edge: M and N, or for an aligned
@@ -984,22 +984,41 @@ def _sm_count(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
-# Block of the pad copy: rows x contiguous columns of the aligned buffer.
+# Block of the pad copy: rows x contiguous columns of an aligned buffer.
 _PAD_BLOCK = (8, 256)
 
 
 @triton.jit
-def _pad_copy_kernel(
-    src, dst, src_rows, src_cols, src_stride_r, src_stride_c, dst_rows, dst_cols, dst_stride_r,
+def _pad_copy_block(
+    block, src, dst, src_rows, src_cols, src_stride_r, src_stride_c, dst_rows, dst_cols, dst_stride_r,
     BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
 ):  # fmt: skip
-    """dst[r, c] = src[r, c] inside src's extents, 0 elsewhere: a `pad` config's aligned copy in one
-    launch (dst's rows are 16-element multiples, so its stores are whole vectors)."""
-    r = (tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]).to(tl.int64)
-    col = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
+    """dst[r, c] = src[r, c] inside src's extents, 0 elsewhere, for one block of dst (dst's rows are
+    16-element multiples, so its stores are whole vectors)."""
+    blocks_c = tl.cdiv(dst_cols, BLOCK_C)
+    r = ((block // blocks_c) * BLOCK_R + tl.arange(0, BLOCK_R)[:, None]).to(tl.int64)
+    col = (block % blocks_c) * BLOCK_C + tl.arange(0, BLOCK_C)[None, :]
     inside = (r < src_rows) & (col < src_cols)
     values = tl.load(src + r * src_stride_r + col * src_stride_c, mask=inside, other=0.0)
     tl.store(dst + r * dst_stride_r + col, values, mask=(r < dst_rows) & (col < dst_cols))
+
+
+@triton.jit
+def _pad_copy_kernel(
+    src0, dst0, src_rows0, src_cols0, src_stride_r0, src_stride_c0, dst_rows0, dst_cols0, dst_stride_r0, blocks0,
+    src1, dst1, src_rows1, src_cols1, src_stride_r1, src_stride_c1, dst_rows1, dst_cols1, dst_stride_r1,
+    BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr,
+):  # fmt: skip
+    """The aligned copies of a `pad` config's operands in one launch: the first `blocks0` programs
+    write the first buffer, the others the second (the same operand twice when only one is copied,
+    with no program past `blocks0`)."""
+    pid = tl.program_id(0)
+    if pid < blocks0:
+        _pad_copy_block(pid, src0, dst0, src_rows0, src_cols0, src_stride_r0, src_stride_c0, dst_rows0,
+                        dst_cols0, dst_stride_r0, BLOCK_R, BLOCK_C)  # fmt: skip
+    else:
+        _pad_copy_block(pid - blocks0, src1, dst1, src_rows1, src_cols1, src_stride_r1, src_stride_c1, dst_rows1,
+                        dst_cols1, dst_stride_r1, BLOCK_R, BLOCK_C)  # fmt: skip
 
 
 def _padded_k(K: int) -> int:
@@ -1007,15 +1026,36 @@ def _padded_k(K: int) -> int:
     return -(-K // 16) * 16
 
 
-def _aligned(t: torch.Tensor, k_dim: int, copy: bool = True) -> torch.Tensor:
-    """Operand `t` as a `pad` config reads it: its K dimension (`k_dim`) zero-extended to
-    a multiple of 16 and its rows (along its contiguous dimension) padded to a multiple of
-    16 elements, in a new buffer; `t` itself when it is like that already.
+def _aligned(a: torch.Tensor, b: torch.Tensor, copy: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """Operands A (M, K) and B (K, N) as a `pad` config reads them: each with K zero-extended to a
+    multiple of 16 and its rows (along its contiguous dimension) padded to a multiple of 16
+    elements, in a new buffer; an operand that is like that already, itself.
 
     Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads,
-    and a ragged K masks every load; the copy costs one read and one write of the operand.
-    `copy=False` returns the buffer uninitialised (its layout only).
+    and a ragged K masks every load; a copy costs one read and one write of the operand, both
+    copies one launch. `copy=False` returns the buffers uninitialised (their layout only).
     """
+    views, jobs = [], []
+    for t, k_dim in ((a, 1), (b, 0)):
+        view, job = _aligned_layout(t, k_dim)
+        views.append(view)
+        if job:
+            jobs.append(job)
+    if jobs and copy and not OFFLINE_COMPILE:  # (an offline compile needs the layouts only)
+        # Each buffer written whole: the operand's values, zeros past K (they meet zeros of the
+        # other operand) and in the row padding (the tile kernel's loads may read it for outputs
+        # that are never stored; it must be finite).
+        blocks = [triton.cdiv(job[6], _PAD_BLOCK[0]) * triton.cdiv(job[7], _PAD_BLOCK[1]) for job in jobs]
+        first, second = jobs[0], jobs[-1]
+        _pad_copy_kernel[(sum(blocks),)](
+            *first, blocks[0], *second, BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1]
+        )  # fmt: skip
+    return views[0], views[1]
+
+
+def _aligned_layout(t: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, tuple | None]:
+    """(`t` as a `pad` config reads it, the copy's arguments or None): `_aligned`'s view of one operand
+    (`k_dim`: its dimension that is K) over a new buffer, or `t` itself when it needs no copy."""
     K = t.shape[k_dim]
     rows_contiguous = t.stride(1) == 1 or t.stride(0) != 1
     leading = t.stride(0) if rows_contiguous else t.stride(1)
@@ -1025,24 +1065,16 @@ def _aligned(t: torch.Tensor, k_dim: int, copy: bool = True) -> torch.Tensor:
         and t.data_ptr() % 16 == 0
         and (t.stride(1) == 1 or t.stride(0) == 1)
     ):
-        return t
+        return t, None
     shape = list(t.shape)
     shape[k_dim] = _padded_k(K)
     rows, cols = shape if rows_contiguous else shape[::-1]
     buffer = torch.empty((rows, -(-cols // 16) * 16), dtype=t.dtype, device=t.device)
     view = buffer[:, :cols] if rows_contiguous else buffer[:, :cols].T
-    if copy and not OFFLINE_COMPILE:  # (an offline compile needs the layout only)
-        # One pass writes the whole buffer: t's values, zeros past K (they meet zeros of the other
-        # operand) and in the row padding (the tile kernel's loads may read it for outputs that are
-        # never stored; it must be finite).
-        src_rows, src_cols = t.shape if rows_contiguous else t.shape[::-1]
-        src_strides = t.stride() if rows_contiguous else t.stride()[::-1]
-        grid = (triton.cdiv(buffer.shape[0], _PAD_BLOCK[0]), triton.cdiv(buffer.shape[1], _PAD_BLOCK[1]))
-        _pad_copy_kernel[grid](
-            t, buffer, src_rows, src_cols, *src_strides, *buffer.shape, buffer.stride(0),
-            BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1],
-        )  # fmt: skip
-    return view
+    # (the copy works in the buffer's orientation: t's extents and strides in that order)
+    extents = t.shape if rows_contiguous else t.shape[::-1]
+    strides = t.stride() if rows_contiguous else t.stride()[::-1]
+    return view, (t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0))
 
 
 def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:

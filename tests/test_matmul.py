@@ -342,33 +342,54 @@ def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
     from kernels.matmul import _aligned
 
     a = _randn((5, 70), rng, torch.float16, device)  # rows of 140 bytes, K = 70
-    padded = _aligned(a, 1)
-    assert padded.shape == (5, 80) and padded.stride() == (80, 1)
-    assert torch.equal(padded[:, :70], a) and not padded[:, 70:].any()
     b_col = _randn((30, 70), rng, torch.float16, device).T  # (K, N) = (70, 30), column-major
-    padded = _aligned(b_col, 0)
-    assert padded.shape == (80, 30) and padded.stride() == (1, 80)  # columns of K, padded to 80
-    assert torch.equal(padded[:70], b_col) and not padded[70:].any()
+    padded_a, padded_b = _aligned(a, b_col)  # both copied, in one launch
+    assert padded_a.shape == (5, 80) and padded_a.stride() == (80, 1)
+    assert torch.equal(padded_a[:, :70], a) and not padded_a[:, 70:].any()
+    assert padded_b.shape == (80, 30) and padded_b.stride() == (1, 80)  # columns of K, padded to 80
+    assert torch.equal(padded_b[:70], b_col) and not padded_b[70:].any()
     aligned = _randn((8, 64), rng, torch.float16, device)
-    assert _aligned(aligned, 1) is aligned  # nothing to pad: no copy
+    assert _aligned(aligned, aligned.T)[0] is aligned  # nothing to pad: no copy
+
+
+def _whole_buffer(view: torch.Tensor) -> torch.Tensor:
+    """The row-major buffer under an aligned copy's view, its row padding included."""
+    rows, stride = view.shape[0], view.stride(0)
+    assert view.stride(1) == 1
+    return torch.as_strided(view, (rows, stride), (stride, 1))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_aligned_copy_fills_the_whole_buffer(device, rng, dtype):
-    """The one-launch pad copy over several blocks each way: values where the operand is, zeros
-    in the K extension and in the row padding past the view (read by tile loads, never stored)."""
+    """The pad copy over several blocks each way: values where the operand is, zeros in the K
+    extension and in the row padding past the view (read by tile loads, never stored); both
+    operands in the one launch, B alone, A alone."""
     from kernels.matmul import _PAD_BLOCK, _aligned
 
-    K, N = 3 * _PAD_BLOCK[0] + 5, _PAD_BLOCK[1] + 37  # B row-major: rows of N, neither a 16 multiple
-    wide = _randn((K, 2 * N), rng, dtype, device)
-    b = wide[:, ::2]  # not contiguous: the copy reads through the strides
-    padded = _aligned(b, 0)
-    rows, stride = padded.shape[0], padded.stride(0)
-    assert (rows, stride) == (-(-K // 16) * 16, -(-N // 16) * 16) and padded.stride(1) == 1
-    whole = torch.as_strided(padded, (rows, stride), (stride, 1))  # the buffer, padding included
-    expected = torch.zeros((rows, stride), dtype=dtype, device=device)
-    expected[:K, :N] = b
-    assert torch.equal(whole, expected)
+    def check(view: torch.Tensor, t: torch.Tensor) -> None:
+        rows, stride = view.shape[0], view.stride(0)  # the row-major buffer under the view
+        assert view.stride(1) == 1 and stride % 16 == 0
+        expected = torch.zeros((rows, stride), dtype=dtype, device=device)
+        expected[: t.shape[0], : t.shape[1]] = t
+        assert torch.equal(torch.as_strided(view, (rows, stride), (stride, 1)), expected)
+
+    M, K, N = 2 * _PAD_BLOCK[0] + 3, 3 * _PAD_BLOCK[0] + 5, _PAD_BLOCK[1] + 37  # none a multiple of 16
+    a = _randn((M, K), rng, dtype, device)
+    b = _randn((K, 2 * N), rng, dtype, device)[:, ::2]  # not contiguous: the copy reads through the strides
+    padded_a, padded_b = _aligned(a, b)
+    assert padded_a.shape == (M, -(-K // 16) * 16) and padded_b.shape == (-(-K // 16) * 16, N)
+    check(padded_a, a)
+    check(padded_b, b)
+    a64 = _randn((M, 64), rng, dtype, device)
+    b64 = _randn((64, N), rng, dtype, device)
+    same_a, padded_b = _aligned(a64, b64)  # only B's rows need it
+    assert same_a is a64
+    check(padded_b, b64)
+    a_rows = _randn((M, 70), rng, dtype, device)[:, :64]  # rows 70 elements apart: not 16-byte multiples
+    b_aligned = _randn((64, 32), rng, dtype, device)
+    padded_a, same_b = _aligned(a_rows, b_aligned)  # only A's
+    assert same_b is b_aligned and padded_a.stride(0) == 64
+    check(padded_a, a_rows)
 
 
 def test_split_k_is_deterministic(device, rng):
