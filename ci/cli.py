@@ -257,7 +257,13 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--match", metavar="REGEX",
                      help="only the candidate configs whose names this finds, e.g. 'fma$' (one kernel path); the "
                           "library's entry is still timed against them and kept unless one is faster")  # fmt: skip
-    tun.add_argument("--dir", metavar="DIR", help="library directory (default targets/tuned)")
+    tun.add_argument("--dir", metavar="DIR",
+                     help="library directory (default: the launcher's, $GEMMWATCH_TUNED_DIR or targets/tuned); "
+                          "one without a library for this target and Triton starts from the launcher's, so its "
+                          "entries are kept and timed beside the candidates")  # fmt: skip
+    tun.add_argument(
+        "--fresh", action="store_true", help="with --dir: start an empty library there instead (no incumbents timed)"
+    )
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
                           "(e.g. 0.9), each tuned on all its selected cells")  # fmt: skip

@@ -253,6 +253,9 @@ def main(args) -> int:
     from benchmarks import matrix
     from ci.cli import use_interpreter_without_gpu
 
+    if args.fresh and not args.dir:
+        print("gemmwatch tune: --fresh goes with --dir (it would empty the launcher's own library)", file=sys.stderr)
+        return 2
     if args.refine < 0:
         print(f"gemmwatch tune: --refine must be a non-negative integer, got {args.refine}", file=sys.stderr)
         return 2
@@ -328,6 +331,14 @@ def main(args) -> int:
     directory = Path(args.dir) if args.dir else library.library_dir()
     path = library.library_path(spec.name, triton.__version__, directory)
     lib = library.load(spec.name, triton.__version__, directory)
+    source = library.library_path(spec.name, triton.__version__, library.library_dir())
+    if not path.exists() and not args.fresh and source.exists():
+        # A scratch directory (e.g. a scheduled re-tune's, compared with `tuned-diff` afterwards):
+        # start from the library the launcher reads, so the buckets' configs are timed beside the
+        # candidates and the entries not tuned now are kept.
+        lib = library.load(spec.name, triton.__version__, library.library_dir())
+        print(f"gemmwatch tune: {directory} has no {path.name}: starting from {source} ({len(lib.entries)} "
+              f"entries; --fresh starts an empty one)", flush=True)  # fmt: skip
     began_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     lib.meta = {
         **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},

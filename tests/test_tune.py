@@ -263,6 +263,42 @@ def test_a_retune_times_the_incumbent_beside_the_new_candidates(tmp_path):
     }  # (ranked[0] was timed again: its new figure is in "tried")
 
 
+def test_a_tune_into_a_new_directory_starts_from_the_launchers_library(tmp_path):
+    # A re-tune into a scratch directory (to compare with `tuned-diff` afterwards) times the
+    # launcher's entry beside the candidates and keeps the entries it does not tune; --fresh does not.
+    from targets import candidate_configs, detect
+
+    incumbent = candidate_configs(detect(), "fp16", 64, 64, 64)[-1]  # one a top-1 search would not time
+    key, other = "matmul|fp16|-|rowrow|64x64x64", "matmul|bf16|-|rowrow|4096x4096x4096"
+    entries = {
+        key: {"config": incumbent.as_dict(), "measured": "2026-11-01T00:00:00+00:00", "tried": {}, "failed": {}},
+        other: {"config": incumbent.as_dict(), "measured": "2026-11-01T00:00:00+00:00", "tried": {}, "failed": {}},
+    }
+    launchers = tmp_path / "launcher"
+    source = library.library_path("cpu-interpreter", triton.__version__, launchers)
+    library.Library("cpu-interpreter", triton.__version__, entries=entries).save(source)
+    before = source.read_text()
+    args = ("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--top-k", "1", "--rounds", "1")
+    env = {"GEMMWATCH_TUNED_DIR": str(launchers)}
+
+    proc = cli(*args, "--dir", str(tmp_path / "scratch"), env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"has no {source.name}: starting from {source} (2 entries" in proc.stdout
+    data = json.loads(library.library_path("cpu-interpreter", triton.__version__, tmp_path / "scratch").read_text())
+    assert data["entries"][key]["incumbent"]["config"] == str(incumbent)
+    assert str(incumbent) in data["entries"][key]["tried"]
+    assert data["entries"][other] == entries[other]  # not tuned now: kept as it was
+    assert source.read_text() == before  # the launcher's library is read, never written
+
+    proc = cli(*args, "--dir", str(tmp_path / "empty"), "--fresh", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(library.library_path("cpu-interpreter", triton.__version__, tmp_path / "empty").read_text())
+    assert set(data["entries"]) == {key} and data["entries"][key]["incumbent"] is None
+    proc = cli(*args, "--fresh", env=env)
+    assert proc.returncode == 2 and "--fresh goes with --dir" in proc.stderr
+    assert source.read_text() == before
+
+
 def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     # 64^3 and 50x60x40 share the 64x64x64 bucket: the library's one config serves both.
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "2",
