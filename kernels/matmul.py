@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import NamedTuple
 
 import torch
 import triton
@@ -1045,17 +1046,23 @@ def _aligned(a: torch.Tensor, b: torch.Tensor, copy: bool = True) -> tuple[torch
         # Each buffer written whole: the operand's values, zeros past K (they meet zeros of the
         # other operand) and in the row padding (the tile kernel's loads may read it for outputs
         # that are never stored; it must be finite).
-        blocks = [triton.cdiv(job[6], _PAD_BLOCK[0]) * triton.cdiv(job[7], _PAD_BLOCK[1]) for job in jobs]
         first, second = jobs[0], jobs[-1]
-        _pad_copy_kernel[(sum(blocks),)](
-            *first, blocks[0], *second, BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1]
+        _pad_copy_kernel[(sum(job.blocks for job in jobs),)](
+            *first.args, first.blocks, *second.args, BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1]
         )  # fmt: skip
     return views[0], views[1]
 
 
-def _aligned_layout(t: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, tuple | None]:
-    """(`t` as a `pad` config reads it, the copy's arguments or None): `_aligned`'s view of one operand
-    (`k_dim`: its dimension that is K) over a new buffer, or `t` itself when it needs no copy."""
+class _PadCopy(NamedTuple):
+    """One operand's aligned copy: `_pad_copy_block`'s arguments and the blocks of its buffer."""
+
+    args: tuple
+    blocks: int
+
+
+def _aligned_layout(t: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, _PadCopy | None]:
+    """(`t` as a `pad` config reads it, its copy or None): `_aligned`'s view of one operand (`k_dim`:
+    its dimension that is K) over a new buffer, or `t` itself when it needs no copy."""
     K = t.shape[k_dim]
     rows_contiguous = t.stride(1) == 1 or t.stride(0) != 1
     leading = t.stride(0) if rows_contiguous else t.stride(1)
@@ -1074,7 +1081,8 @@ def _aligned_layout(t: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, tuple | 
     # (the copy works in the buffer's orientation: t's extents and strides in that order)
     extents = t.shape if rows_contiguous else t.shape[::-1]
     strides = t.stride() if rows_contiguous else t.stride()[::-1]
-    return view, (t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0))
+    blocks = triton.cdiv(buffer.shape[0], _PAD_BLOCK[0]) * triton.cdiv(buffer.shape[1], _PAD_BLOCK[1])
+    return view, _PadCopy((t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0)), blocks)
 
 
 def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:
