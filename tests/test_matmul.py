@@ -352,13 +352,6 @@ def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
     assert _aligned(aligned, aligned.T)[0] is aligned  # nothing to pad: no copy
 
 
-def _whole_buffer(view: torch.Tensor) -> torch.Tensor:
-    """The row-major buffer under an aligned copy's view, its row padding included."""
-    rows, stride = view.shape[0], view.stride(0)
-    assert view.stride(1) == 1
-    return torch.as_strided(view, (rows, stride), (stride, 1))
-
-
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_aligned_copy_fills_the_whole_buffer(device, rng, dtype):
     """The pad copy over several blocks each way: values where the operand is, zeros in the K
