@@ -183,9 +183,12 @@ def _tile_partial(
     a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
     INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
-    FMA: tl.constexpr, SWAP_AB: tl.constexpr,
+    FMA: tl.constexpr, SWAP_AB: tl.constexpr, GEMV: tl.constexpr,
 ):  # fmt: skip
     """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n).
+
+    GEMV (fma tiles of one row, B K-major; see `_gemv_partial`): 1, or 2 with the next K step's
+    loads issued before this step's products.
 
     SWAP_AB (decode tiles of 16-32 rows): each step computes the transposed tile, B^T @ A^T, so that
     B's BLOCK_N columns are the MMA's rows and A's few rows its columns: on Hopper a warpgroup MMA
@@ -199,6 +202,12 @@ def _tile_partial(
     # no M/N mask; the store masks them out.
     offs_am = offs_m % rows_a
     offs_bn = offs_n % cols_b
+    if GEMV:
+        acc = _gemv_partial(
+            a_ptr, b_ptr, offs_am, offs_bn, k_lo, k_hi, K, stride_am, stride_ak, stride_bk, stride_bn,
+            BLOCK_K, EVEN_K, GEMV == 2,
+        )  # fmt: skip
+        return acc, offs_m, offs_n
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
@@ -232,6 +241,53 @@ def _tile_partial(
     elif LATE_PROMOTION:
         acc += step
     return acc, offs_m, offs_n
+
+
+@triton.jit
+def _gemv_partial(
+    a_ptr, b_ptr, offs_am, offs_bn, k_lo, k_hi, K, stride_am, stride_ak, stride_bk, stride_bn,
+    BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, PREFETCH: tl.constexpr,
+):  # fmt: skip
+    """The (1, BLOCK_N) fp32 sum over K steps [k_lo, k_hi) of a one-row tile whose B is K-major.
+
+    B's (BLOCK_K, BLOCK_N) tile times A's row taken as a column, summed over K within the tile's
+    own layout: each thread's 16-byte loads run along K, so the sum is mostly its own, then its
+    warp's. (The rows' 3-D product, `_mma`'s FMA, converts its operands through shared memory at
+    every step; on the H200 this form took the fp8 decode cells 3-10% faster. Where B is N-major
+    the sum crosses warps at every step, and the 3-D form was faster: docs/BENCHMARKS.md.)
+    PREFETCH: the next step's loads are issued before this step's products, so each program has
+    two steps of B in flight (Triton's software pipeline stages only loads that feed a dot).
+    """
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_am[None, :] * stride_am + (k_lo * BLOCK_K + offs_k)[:, None] * stride_ak
+    b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+    acc = tl.zeros((1, offs_bn.shape[0]), dtype=tl.float32)
+    if PREFETCH:
+        a_next, b_next = _k_step(a_ptrs, b_ptrs, offs_k, tl.where(k_lo < k_hi, K - k_lo * BLOCK_K, 0), False)
+    for k in range(k_lo, k_hi):
+        if PREFETCH:
+            a, b = a_next, b_next
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+            # (past the slice's last step nothing is read: no bytes left)
+            k_left = tl.where(k + 1 < k_hi, K - (k + 1) * BLOCK_K, 0)
+            a_next, b_next = _k_step(a_ptrs, b_ptrs, offs_k, k_left, False)
+        else:
+            a, b = _k_step(a_ptrs, b_ptrs, offs_k, K - k * BLOCK_K, EVEN_K)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        acc += tl.sum(a.to(tl.float32) * b.to(tl.float32), axis=0, keep_dims=True)
+    return acc
+
+
+@triton.jit
+def _k_step(a_ptrs, b_ptrs, offs_k, k_left, EVEN_K: tl.constexpr):
+    """A's (BLOCK_K, 1) column and B's (BLOCK_K, BLOCK_N) tile of one K step, zero past K (the
+    K elements left, `k_left`) unless EVEN_K says every step is whole."""
+    if EVEN_K:
+        return tl.load(a_ptrs), tl.load(b_ptrs)
+    in_k = offs_k[:, None] < k_left
+    return tl.load(a_ptrs, mask=in_k, other=0.0), tl.load(b_ptrs, mask=in_k, other=0.0)
 
 
 @triton.jit
@@ -305,6 +361,7 @@ def _gemm_kernel(
     LATE_PROMOTION: tl.constexpr,
     FMA: tl.constexpr,
     SWAP_AB: tl.constexpr,
+    GEMV: tl.constexpr,
     DIV_M: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_K: tl.constexpr,
@@ -341,7 +398,7 @@ def _gemm_kernel(
 
     acc, offs_m, offs_n = _tile_partial(
         a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA, SWAP_AB,
+        BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA, SWAP_AB, GEMV,
     )  # fmt: skip
 
     if SPLIT_K == 1:
@@ -434,7 +491,7 @@ def _gemm_streamk_kernel(
         pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc, offs_m, offs_n = _tile_partial(
             a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, False,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, False, 0,
         )  # fmt: skip
         if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
             _epilogue_store(
@@ -738,6 +795,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             SERIAL_REDUCE=cfg.variant == "splitk_serial",
             FMA=cfg.fma,
             SWAP_AB=cfg.swap_ab,
+            GEMV=_gemv_mode(cfg, b_),
         )
 
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
@@ -890,6 +948,14 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     )  # fmt: skip
     autotune.run(key, launch, forced=config, precompile=precompile, ineligible=ineligible)
     return c
+
+
+def _gemv_mode(cfg: GemmConfig, b: torch.Tensor) -> int:
+    """_gemm_kernel's GEMV: 0, or for an fma tile of one row on a K-major B 1, and 2 with two
+    stages (the next K step's loads in flight during this step's products)."""
+    if not (cfg.fma and cfg.block_m == 1 and b.stride(0) == 1):
+        return 0
+    return 2 if cfg.num_stages >= 2 else 1
 
 
 def _streamk_split(iterations: int, sm_count: int) -> tuple[int, int]:

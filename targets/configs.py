@@ -79,6 +79,15 @@ GROUP_M = 8  # programs along M per group: tutorial 03's L2-reuse ordering
 # this many per thread (registers).
 FMA_MAX_M = 4
 FMA_MAX_PRODUCTS_PER_THREAD = 64
+# One-row problems also get these fma tiles (columns, bytes of K per step, warps): where B is
+# K-major (fp8 always: torch._scaled_mm's layout) they take the GEMV form (kernels/matmul.py's
+# `_gemv_partial`), each thread's 16-byte loads along K, 8-32 KiB of B per step. On the H200 the
+# fp8 decode cells' fastest were among them (16 x 1024, 64 x 256, 32 x 512: docs/BENCHMARKS.md,
+# 2026-12-03 third session). Each comes with one stage and two (the next K step's loads in
+# flight during this step's products).
+GEMV_TILES = ((16, 1024, 4), (32, 512, 4), (64, 256, 4), (64, 128, 4), (16, 1024, 8), (64, 256, 8), (64, 512, 8),
+              (128, 256, 8))  # fmt: skip
+GEMV_STAGES = (1, 2)
 # The variants of the one-tile-per-program kernel (`_gemm_kernel`), the decode paths' (fma, swap-AB).
 TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
 # Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
@@ -341,7 +350,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     configs += _variants(spec, configs, M, N, K, nbytes)
     configs += _gluon_configs(spec, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
-        fma = _fma_configs(spec, M, N, K, block_ks)
+        fma = _fma_configs(spec, M, N, K, block_ks, nbytes)
         configs += fma + _variants(spec, fma, M, N, K, nbytes)
     if (K * nbytes) % 16 or (N * nbytes) % 16:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
@@ -508,9 +517,11 @@ def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:
     return M <= 128 if roofline is None else roofline[0] > roofline[1]
 
 
-def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int]) -> list[GemmConfig]:
+def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int], nbytes: int) -> list[GemmConfig]:
     """The decode tiles summed on the CUDA cores: BLOCK_M the rows (a power of two), the K steps of
-    the matrix configs, the products of a step within FMA_MAX_PRODUCTS_PER_THREAD registers."""
+    the matrix configs, the products of a step within FMA_MAX_PRODUCTS_PER_THREAD registers; for
+    one row also the GEMV_TILES that fit the problem (not wider than N, no deeper than K, rounded
+    up to powers of two)."""
     bm = _next_pow2(M)
     out = []
     for bn in _block_choices(N, (32, 64, 128), 16):
@@ -520,7 +531,13 @@ def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int]) 
                 if bm * bk * bn > FMA_MAX_PRODUCTS_PER_THREAD * warps * spec.warp_size:
                     continue
                 out += [GemmConfig(bm, bn, bk, warps, s, fma=True) for s in stages]
-    return out
+    if M == 1:
+        for bn, k_bytes, warps in GEMV_TILES:
+            bk = k_bytes // nbytes
+            if bn > max(16, _next_pow2(N)) or bk > max(16, _next_pow2(K)):
+                continue
+            out += [GemmConfig(1, bn, bk, warps, s, fma=True) for s in GEMV_STAGES]
+    return list(dict.fromkeys(out))
 
 
 # Triton versions whose warp-specialized persistent loop runs on sm_90: none yet. Triton 3.6

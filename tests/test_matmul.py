@@ -281,11 +281,15 @@ def test_every_variant_on_aligned_copies_scaled_fp8_with_epilogue(config, device
 
 # The decode paths, whole and split K (unequal slices): tiles of 1-4 rows summed on the CUDA cores
 # (fma), and 16-32 row tiles computed transposed, B^T @ A^T, for Hopper's warpgroup MMA (swap-AB).
+# One-row fma tiles on a K-major B take the GEMV form (`_gemv_partial`), with two stages its next K
+# step's loads in flight; split 3 of 4 K steps leaves the last slice none.
 FMA_CONFIGS = [
     GemmConfig(1, 32, 32, 4, 2, fma=True),
     GemmConfig(4, 64, 32, 4, 1, fma=True),
     GemmConfig(2, 32, 32, 4, 2, variant="splitk", split_k=3, fma=True),
     GemmConfig(4, 32, 32, 4, 2, variant="splitk_serial", split_k=3, fma=True),
+    GemmConfig(1, 32, 32, 4, 1, variant="splitk_serial", split_k=3, fma=True),
+    GemmConfig(1, 16, 64, 4, 2, variant="splitk", split_k=2, fma=True),
 ]
 SWAP_CONFIGS = [
     GemmConfig(16, 64, 32, 4, 2, swap_ab=True),
@@ -308,6 +312,17 @@ def test_decode_configs_any_layout(config, M, layouts, dtype_name, device, rng):
     kernels.matmul(a, b, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype_name]
     assert kernels.autotune.last().config == config
+
+
+def test_one_row_fma_tiles_on_a_k_major_b_take_the_gemv_form():
+    from kernels.matmul import _gemv_mode
+
+    k_major, n_major = torch.empty(64, 32).t(), torch.empty(32, 64)
+    one_row, two_stages = GemmConfig(1, 32, 32, 4, 1, fma=True), GemmConfig(1, 32, 32, 4, 2, fma=True)
+    assert _gemv_mode(one_row, k_major) == 1 and _gemv_mode(two_stages, k_major) == 2
+    assert _gemv_mode(one_row, n_major) == 0  # (the rows' 3-D form: faster there on the H200)
+    assert _gemv_mode(GemmConfig(2, 32, 32, 4, 2, fma=True), k_major) == 0
+    assert _gemv_mode(GemmConfig(16, 32, 32, 4, 2), k_major) == 0
 
 
 @pytest.mark.parametrize(
