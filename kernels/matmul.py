@@ -187,8 +187,7 @@ def _tile_partial(
 ):  # fmt: skip
     """(acc, offs_m, offs_n): the fp32 sum over K steps [k_lo, k_hi) of output tile (pid_m, pid_n).
 
-    GEMV (fma tiles of one row, B K-major; see `_gemv_partial`): 1, or 2 with the next K step's
-    loads issued before this step's products.
+    GEMV (fma tiles of one row on a K-major B): the sum as `_gemv_partial` takes it.
 
     SWAP_AB (decode tiles of 16-32 rows): each step computes the transposed tile, B^T @ A^T, so that
     B's BLOCK_N columns are the MMA's rows and A's few rows its columns: on Hopper a warpgroup MMA
@@ -204,9 +203,8 @@ def _tile_partial(
     offs_bn = offs_n % cols_b
     if GEMV:
         acc = _gemv_partial(
-            a_ptr, b_ptr, offs_am, offs_bn, k_lo, k_hi, K, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_K, EVEN_K, GEMV == 2,
-        )  # fmt: skip
+            a_ptr, b_ptr, offs_am, offs_bn, k_lo, k_hi, K, stride_am, stride_ak, stride_bk, stride_bn, BLOCK_K, EVEN_K
+        )
         return acc, offs_m, offs_n
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
@@ -246,7 +244,7 @@ def _tile_partial(
 @triton.jit
 def _gemv_partial(
     a_ptr, b_ptr, offs_am, offs_bn, k_lo, k_hi, K, stride_am, stride_ak, stride_bk, stride_bn,
-    BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr, PREFETCH: tl.constexpr,
+    BLOCK_K: tl.constexpr, EVEN_K: tl.constexpr,
 ):  # fmt: skip
     """The (1, BLOCK_N) fp32 sum over K steps [k_lo, k_hi) of a one-row tile whose B is K-major.
 
@@ -254,40 +252,26 @@ def _gemv_partial(
     own layout: each thread's 16-byte loads run along K, so the sum is mostly its own, then its
     warp's. (The rows' 3-D product, `_mma`'s FMA, converts its operands through shared memory at
     every step; on the H200 this form took the fp8 decode cells 3-10% faster. Where B is N-major
-    the sum crosses warps at every step, and the 3-D form was faster: docs/BENCHMARKS.md.)
-    PREFETCH: the next step's loads are issued before this step's products, so each program has
-    two steps of B in flight (Triton's software pipeline stages only loads that feed a dot).
+    the sum crosses warps at every step, and the 3-D form was faster: docs/BENCHMARKS.md. The next
+    step's loads issued before this step's products, two steps of B in flight per program, were
+    slower there too: the registers of two tiles halved the programs an SM holds.)
     """
     offs_k = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + offs_am[None, :] * stride_am + (k_lo * BLOCK_K + offs_k)[:, None] * stride_ak
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
     acc = tl.zeros((1, offs_bn.shape[0]), dtype=tl.float32)
-    if PREFETCH:
-        a_next, b_next = _k_step(a_ptrs, b_ptrs, offs_k, tl.where(k_lo < k_hi, K - k_lo * BLOCK_K, 0), False)
     for k in range(k_lo, k_hi):
-        if PREFETCH:
-            a, b = a_next, b_next
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
-            # (past the slice's last step nothing is read: no bytes left)
-            k_left = tl.where(k + 1 < k_hi, K - (k + 1) * BLOCK_K, 0)
-            a_next, b_next = _k_step(a_ptrs, b_ptrs, offs_k, k_left, False)
+        if EVEN_K:
+            a = tl.load(a_ptrs)
+            b = tl.load(b_ptrs)
         else:
-            a, b = _k_step(a_ptrs, b_ptrs, offs_k, K - k * BLOCK_K, EVEN_K)
-            a_ptrs += BLOCK_K * stride_ak
-            b_ptrs += BLOCK_K * stride_bk
+            in_k = offs_k[:, None] < K - k * BLOCK_K
+            a = tl.load(a_ptrs, mask=in_k, other=0.0)
+            b = tl.load(b_ptrs, mask=in_k, other=0.0)
         acc += tl.sum(a.to(tl.float32) * b.to(tl.float32), axis=0, keep_dims=True)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
     return acc
-
-
-@triton.jit
-def _k_step(a_ptrs, b_ptrs, offs_k, k_left, EVEN_K: tl.constexpr):
-    """A's (BLOCK_K, 1) column and B's (BLOCK_K, BLOCK_N) tile of one K step, zero past K (the
-    K elements left, `k_left`) unless EVEN_K says every step is whole."""
-    if EVEN_K:
-        return tl.load(a_ptrs), tl.load(b_ptrs)
-    in_k = offs_k[:, None] < k_left
-    return tl.load(a_ptrs, mask=in_k, other=0.0), tl.load(b_ptrs, mask=in_k, other=0.0)
 
 
 @triton.jit
@@ -491,7 +475,7 @@ def _gemm_streamk_kernel(
         pid_m, pid_n = _tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc, offs_m, offs_n = _tile_partial(
             a_ptr, b_ptr, pid_m, pid_n, k_lo, k_hi, K, rows_a, cols_b, stride_am, stride_ak, stride_bk, stride_bn,
-            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, False, 0,
+            BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, False, False,
         )  # fmt: skip
         if (k_lo == 0) & (k_hi == k_tiles):  # the whole tile is this program's
             _epilogue_store(
@@ -950,12 +934,9 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     return c
 
 
-def _gemv_mode(cfg: GemmConfig, b: torch.Tensor) -> int:
-    """_gemm_kernel's GEMV: 0, or for an fma tile of one row on a K-major B 1, and 2 with two
-    stages (the next K step's loads in flight during this step's products)."""
-    if not (cfg.fma and cfg.block_m == 1 and b.stride(0) == 1):
-        return 0
-    return 2 if cfg.num_stages >= 2 else 1
+def _gemv_mode(cfg: GemmConfig, b: torch.Tensor) -> bool:
+    """_gemm_kernel's GEMV: an fma tile of one row on a K-major B (`_gemv_partial`)."""
+    return cfg.fma and cfg.block_m == 1 and b.stride(0) == 1
 
 
 def _streamk_split(iterations: int, sm_count: int) -> tuple[int, int]:

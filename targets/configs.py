@@ -35,7 +35,8 @@ Rules (the first seed's, made concrete):
   ending in `-sk2` after the variant's).
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
-  cores instead of a 16-row matrix instruction), and their split-K versions.
+  cores instead of a 16-row matrix instruction), and their split-K versions; one row also gets
+  the GEMV_TILES (8-32 KiB of B per K step), which on a K-major B take the GEMV form.
 - fp8 configs with K steps <= 128 and <= 64 accumulator values per thread also come with
   `late_promotion` (for precise accumulation: each step's partial sum added while the next
   step's MMAs run).
@@ -83,11 +84,10 @@ FMA_MAX_PRODUCTS_PER_THREAD = 64
 # K-major (fp8 always: torch._scaled_mm's layout) they take the GEMV form (kernels/matmul.py's
 # `_gemv_partial`), each thread's 16-byte loads along K, 8-32 KiB of B per step. On the H200 the
 # fp8 decode cells' fastest were among them (16 x 1024, 64 x 256, 32 x 512: docs/BENCHMARKS.md,
-# 2026-12-03 third session). Each comes with one stage and two (the next K step's loads in
-# flight during this step's products).
+# 2026-12-03 third session). One stage: the K step's loads go to registers, not through a
+# software pipeline.
 GEMV_TILES = ((16, 1024, 4), (32, 512, 4), (64, 256, 4), (64, 128, 4), (16, 1024, 8), (64, 256, 8), (64, 512, 8),
               (128, 256, 8))  # fmt: skip
-GEMV_STAGES = (1, 2)
 # The variants of the one-tile-per-program kernel (`_gemm_kernel`), the decode paths' (fma, swap-AB).
 TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
 # Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
@@ -536,7 +536,7 @@ def _fma_configs(spec: TargetSpec, M: int, N: int, K: int, block_ks: list[int], 
             bk = k_bytes // nbytes
             if bn > max(16, _next_pow2(N)) or bk > max(16, _next_pow2(K)):
                 continue
-            out += [GemmConfig(1, bn, bk, warps, s, fma=True) for s in GEMV_STAGES]
+            out.append(GemmConfig(1, bn, bk, warps, 1, fma=True))
     return list(dict.fromkeys(out))
 
 

@@ -23,7 +23,6 @@ from targets.configs import (
     DEEP_STAGES,
     FMA_MAX_M,
     FMA_MAX_PRODUCTS_PER_THREAD,
-    GEMV_STAGES,
     GEMV_TILES,
     GLUON_STAGES,
     GLUON_TILES,
@@ -78,7 +77,7 @@ def test_candidate_configs_respect_the_spec(name, dtype, shape):
         if cfg.fma:  # (the CUDA cores' decode tiles: no matrix instruction, no shared-memory pipeline)
             assert M <= FMA_MAX_M and nbytes <= 2 and cfg.block_m == 1 << (M - 1).bit_length(), cfg
             assert cfg.variant in TILE_KERNEL_VARIANTS and not cfg.late_promotion
-            gemv = (cfg.block_n, cfg.block_k * nbytes, cfg.num_warps) in GEMV_TILES and cfg.num_stages in GEMV_STAGES
+            gemv = (cfg.block_n, cfg.block_k * nbytes, cfg.num_warps) in GEMV_TILES and cfg.num_stages == 1
             assert (M == 1 and gemv) or (
                 cfg.block_m * cfg.block_k * cfg.block_n <= FMA_MAX_PRODUCTS_PER_THREAD * cfg.num_warps * spec.warp_size
             ), cfg
@@ -204,12 +203,12 @@ def test_fma_decode_configs_for_a_few_rows_of_16_and_8_bit_operands():
         assert {c.block_m for c in fma} == {1 << (M - 1).bit_length()}
     for dtype, M in (("fp16", 16), ("fp16", 5), ("fp32", 1), ("tf32", 1)):
         assert not [c for c in candidate_configs(h200, dtype, M, 4096, 4096, limit=None) if c.fma], (dtype, M)
-    # One row also gets the GEMV tiles (bytes of K per step, whatever the element size), with one
-    # stage and two; more rows, none of them beyond the products' bound.
+    # One row also gets the GEMV tiles (bytes of K per step, whatever the element size), one stage;
+    # more rows, none of them beyond the products' bound.
     for dtype, nbytes in (("fp8_e4m3", 1), ("fp16", 2)):
         space = candidate_configs(h200, dtype, 1, 4096, 4096, limit=None)
         tiles = {(c.block_n, c.block_k * nbytes, c.num_warps, c.num_stages) for c in space if c.fma}
-        assert {(*tile, s) for tile in GEMV_TILES for s in GEMV_STAGES} <= tiles, dtype
+        assert {(*tile, 1) for tile in GEMV_TILES} <= tiles, dtype
     assert not [
         c
         for c in candidate_configs(h200, "fp16", 3, 4096, 4096, limit=None)
