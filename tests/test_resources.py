@@ -92,6 +92,26 @@ def test_fma_decode_configs_compile_for_the_target_without_spilling(tmp_path):
         assert row[8] == "-", row  # no wgmma
 
 
+def test_one_row_gemv_tiles_keep_b_out_of_shared_memory(tmp_path):
+    # fp8's B is K-major: a one-row fma tile takes the GEMV form, its 16 KiB K steps summed in
+    # registers; shared memory holds only the epilogue's few KiB (the rows' 3-D form staged each
+    # step's operands there, 17 KiB for a 32 x 512 tile with Triton 3.6), and 5 programs fit an SM.
+    fma = {"fma": True}
+    entries = {
+        "a": {"cell": "fp8_e4m3 1x3584x3584", "config": {**_config(1, 64, 256, 4, 1, "splitk_serial", 8), **fma}},
+        "b": {"cell": "fp8_e4m3 1x8192x8192", "config": {**_config(1, 16, 1024, 4, 1), **fma}},
+        "c": {"cell": "fp8_e4m3 1x4096x4096", "config": {**_config(1, 32, 512, 4, 1, "splitk_serial", 4), **fma}},
+    }  # fmt: skip
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(proc.stdout)
+    assert len(rows) == 3 and {r[3] for r in rows} == {"_gemm_kernel"}
+    for row in rows:
+        assert row[5] == "0" and float(row[6]) <= 4.0 and int(row[7]) >= 4, row
+
+
 def test_swap_ab_decode_configs_get_the_warpgroup_mma(tmp_path):
     # A 16-row tile computed transposed: B's 128 columns are a warpgroup MMA's rows (the plain
     # 16-row tile compiles to mma.sync: no wgmma at all), fp8 with and without late promotion.
