@@ -81,6 +81,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", metavar="PATH", help="also write the rows and context as JSON")
     bench.set_defaults(func=_lazy("ci.bench"))
 
+    trial = sub.add_parser(
+        "try",
+        help="time named configs on cells against the library's choice and the native library",
+        description="For each cell: the native library, the launcher's own choice (tuned library, else autotune) "
+        "and each named config, checked against a float64 reference and timed in one interleaved measurement with "
+        "the suites' protocol; a config that cannot run the cell or computes it wrong is reported with its reason. "
+        "Without a GPU the kernels run in Triton's interpreter (a correctness check, not performance).",
+    )
+    trial.add_argument("--cells", nargs="+", required=True, metavar="CELL",
+                       help="e.g. 'fp8_e4m3 1x3584x3584' 'fp16 4096x4096x4096 bias+gelu'")  # fmt: skip
+    trial.add_argument("--configs", nargs="+", required=True, metavar="NAME",
+                       help="config names as the library writes them, e.g. BM1-BN64-BK256-w4-s1-g8-sks8-fma")  # fmt: skip
+    trial.add_argument("--rounds", type=int, default=0,
+                       help="interleaved timing rounds per cell (default: 30 on GPU, 2 in the interpreter)")  # fmt: skip
+    trial.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
+    trial.set_defaults(func=_lazy("ci.trial"))
+
     run = sub.add_parser(
         "run",
         help="measure a commit with the asv suites into .asv/results (the main job)",
