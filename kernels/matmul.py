@@ -574,6 +574,7 @@ def _gemm_tma_kernel(
     INPUT_PRECISION: tl.constexpr,
     MAX_NUM_IMPRECISE_ACC: tl.constexpr,
     LATE_PROMOTION: tl.constexpr,
+    SWAP_AB: tl.constexpr,
     DIV_N: tl.constexpr,
     DIV_CM: tl.constexpr,
 ):
@@ -593,6 +594,9 @@ def _gemm_tma_kernel(
     flattened unless `targets.configs.hopper_partitions()` says the installed Triton's run.
     TMA_STORE ("tma_store"): the output tile leaves through a descriptor over C
     (`c_desc`, clipped at the edges) instead of pointer stores.
+    SWAP_AB (decode tiles of 16-32 rows, as in `_tile_partial`): each step computes the transposed
+    tile, B^T @ A^T, B's BLOCK_N columns the warpgroup MMA's rows; the accumulator is transposed
+    back once per tile.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
@@ -604,8 +608,12 @@ def _gemm_tma_kernel(
         pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        if SWAP_AB:
+            acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+            step = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+        else:
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for ki in range(k_tiles):
             off_k = ki * BLOCK_K
             if A_T:
@@ -616,9 +624,14 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
+            if SWAP_AB:
+                acc, step = _mma(b.T, a.T, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
+            else:
+                acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
         if LATE_PROMOTION:
             acc += step
+        if SWAP_AB:
+            acc = acc.T
         offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
             acc = _epilogue(
@@ -797,7 +810,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
         )  # fmt: skip
         meta = dict(
-            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize,
+            A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, SWAP_AB=cfg.swap_ab,
             FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,
             **mainloop(cfg), **epilogue, **store_hints,

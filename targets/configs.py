@@ -37,6 +37,9 @@ Rules (the first seed's, made concrete):
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions; one row also gets
   the GEMV_TILES (8-32 KiB of B per K step), which on a K-major B take the GEMV form.
+- On Hopper, decode tiles of at most SWAP_MAX_M rows with 16- or 8-bit operands also come with
+  `swap_ab` (B^T @ A^T: B's columns the warpgroup MMA's 64+ rows), in the one-tile-per-program
+  kernel (and its split-K versions) and in the persistent TMA kernel ("tma").
 - fp8 configs with K steps <= 128 and <= 64 accumulator values per thread also come with
   `late_promotion` (for precise accumulation: each step's partial sum added while the next
   step's MMAs run).
@@ -94,6 +97,9 @@ TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
 # rows, of which there are 64 per warpgroup.
 SWAP_MAX_M = 32
 SWAP_MIN_BLOCK_N = 64
+# ... in the one-tile-per-program kernel, and in the persistent TMA kernel (its operand tiles by
+# descriptor through a ring of `num_stages` slots, as cuBLAS's decode kernels stream B).
+SWAP_VARIANTS = (*TILE_KERNEL_VARIANTS, "tma")
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -133,9 +139,9 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.fma must be a bool, got {self.fma!r}")
         if not isinstance(self.swap_ab, bool):
             raise ValueError(f"GemmConfig.swap_ab must be a bool, got {self.swap_ab!r}")
-        if self.swap_ab and (self.variant not in TILE_KERNEL_VARIANTS or self.fma or self.block_n < SWAP_MIN_BLOCK_N):
+        if self.swap_ab and (self.variant not in SWAP_VARIANTS or self.fma or self.block_n < SWAP_MIN_BLOCK_N):
             raise ValueError(
-                f"GemmConfig.swap_ab is for the variants {', '.join(TILE_KERNEL_VARIANTS)}, without fma, with block_n >= "
+                f"GemmConfig.swap_ab is for the variants {', '.join(SWAP_VARIANTS)}, without fma, with block_n >= "
                 f"{SWAP_MIN_BLOCK_N} (the MMA's rows), got {self}"
             )
         for name in ("block_m", "block_n", "block_k"):
@@ -340,14 +346,20 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             f"no GEMM config fits target {spec.name!r} for {dtype} {M}x{N}x{K}: "
             f"shared memory budget {budget} bytes is below the smallest tile"
         )
+    swapped = []
     if M <= SWAP_MAX_M and nbytes <= 2 and spec.arch == "sm_90":
         # Hopper's warpgroup MMA needs 64 rows: decode tiles computed transposed (B^T @ A^T) get it.
-        configs += [
+        swapped = [
             dataclasses.replace(cfg, swap_ab=True)
             for cfg in configs
             if cfg.block_m <= SWAP_MAX_M and cfg.block_n >= SWAP_MIN_BLOCK_N
         ]
+        configs += swapped
     configs += _variants(spec, configs, M, N, K, nbytes)
+    if spec.tma:
+        # ... and in the persistent TMA kernel: operand tiles by descriptor through the ring, one
+        # program per tile up to one per SM, no split of K (cuBLAS's decode kernels on the H200).
+        configs += [dataclasses.replace(cfg, variant="tma") for cfg in swapped]
     configs += _gluon_configs(spec, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks, nbytes)

@@ -269,10 +269,13 @@ def test_the_decode_paths_configs_are_correct(cell, path):
     if path == "swap_ab" and detect().arch != "sm_90":
         assert not mine
         pytest.skip("swap-AB decode configs are for Hopper's warpgroup MMA")
+    aligned = (K * prep.a.element_size()) % 16 == 0 and (N * prep.b.element_size()) % 16 == 0
     firsts = {}
     for cfg in mine:
+        if cfg.uses_tma and not (aligned or cfg.pad):
+            continue  # (descriptors need rows of 16-byte multiples: the aligned copies' config runs)
         firsts.setdefault(cfg.variant, cfg)
-    assert set(firsts) == {"tile", "splitk", "splitk_serial"}
+    assert set(firsts) == {"tile", "splitk", "splitk_serial"} | ({"tma"} if path == "swap_ab" else set())
     for cfg in firsts.values():
         prep.out.fill_(float("nan"))
         out = prep.triton(config=cfg)

@@ -92,6 +92,26 @@ def test_fma_decode_configs_compile_for_the_target_without_spilling(tmp_path):
         assert row[8] == "-", row  # no wgmma
 
 
+def test_swap_ab_in_the_tma_kernel_gets_the_warpgroup_mma_and_a_deep_ring(tmp_path):
+    # cuBLAS's decode structure: a 64-column (of N) x 16-row (of M) warpgroup MMA tile, its operands
+    # streamed by TMA through a 12-16 slot ring, one program per tile.
+    swap = {"swap_ab": True}
+    entries = {
+        "a": {"cell": "fp8_e4m3 1x3584x3584", "config": {**_config(16, 64, 128, 4, 12, "tma"), **swap}},
+        "b": {"cell": "fp8_e4m3 16x4608x3584", "config": {**_config(16, 64, 128, 4, 16, "tma"), **swap,
+                                                          "late_promotion": True}},
+        "c": {"cell": "fp16 1x4608x3584", "config": {**_config(16, 64, 64, 4, 12, "tma"), **swap}},
+    }  # fmt: skip
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 0, proc.stderr
+    rows = _rows(proc.stdout)
+    assert len(rows) == 3 and {r[3] for r in rows} == {"_gemm_tma_kernel"}
+    for row in rows:
+        assert row[5] == "0" and row[8] != "-" and float(row[6]) >= 120, row  # no spills; wgmma; the ring
+
+
 def test_one_row_gemv_tiles_keep_b_out_of_shared_memory(tmp_path):
     # fp8's B is K-major: a one-row fma tile takes the GEMV form, its 16 KiB K steps summed in
     # registers; shared memory holds only the epilogue's few KiB (the rows' 3-D form staged each

@@ -225,11 +225,14 @@ def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
         space = candidate_configs(h200, dtype, M, 4096, 4096, limit=None)
         swap = [c for c in space if c.swap_ab]
         assert swap and not space[0].swap_ab, (dtype, M)  # (the plain matrix configs rank first)
-        assert {c.variant for c in swap} == {"tile", "splitk", "splitk_serial"}
+        assert {c.variant for c in swap} == {"tile", "splitk", "splitk_serial", "tma"}
         assert all(c.block_m <= SWAP_MAX_M and c.block_n >= SWAP_MIN_BLOCK_N and not c.fma for c in swap)
-        # each one is a plain decode config, transposed
+        # each one is a plain decode config, transposed (the TMA kernel's: of the one-tile kernel's)
         plain = set(space)
-        assert all(dataclasses.replace(c, swap_ab=False) in plain for c in swap)
+        assert all(dataclasses.replace(c, swap_ab=False) in plain for c in swap if c.variant != "tma")
+        assert all(dataclasses.replace(c, variant="tile") in set(swap) for c in swap if c.variant == "tma")
+        # (the TMA kernel's deep rings too: cuBLAS streams B through 12-16 slots there)
+        assert max(c.num_stages for c in swap if c.variant == "tma") == 16
     assert any(c.late_promotion for c in candidate_configs(h200, "fp8_e4m3", 1, 4096, 4096, limit=None) if c.swap_ab)
     for target, dtype, M in (
         ("h200", "fp16", 64),
@@ -254,6 +257,7 @@ def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
         ((1, 64, 64, 4, 2), {"fma": "yes"}, "fma must be a bool, got 'yes'"),
         ((16, 32, 64, 4, 2), {"swap_ab": True}, "swap_ab is for the variants tile, splitk, splitk_serial, .*BM16-BN32"),
         ((16, 64, 64, 4, 2), {"variant": "streamk", "swap_ab": True}, "swap_ab is for the variants .*-streamk"),
+        ((16, 64, 64, 4, 2), {"variant": "tma_store", "swap_ab": True}, "swap_ab is for the variants tile, splitk, splitk_serial, tma, .*-tma-store"),
         ((1, 64, 64, 4, 2), {"fma": True, "swap_ab": True}, "swap_ab is for the variants .*-fma"),
         ((16, 64, 64, 4, 2), {"swap_ab": 1}, "swap_ab must be a bool, got 1"),
     ],
