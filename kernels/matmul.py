@@ -210,12 +210,7 @@ def _tile_partial(
     a_ptrs = a_ptr + offs_am[:, None] * stride_am + (k_lo * BLOCK_K + offs_k)[None, :] * stride_ak
     b_ptrs = b_ptr + (k_lo * BLOCK_K + offs_k)[:, None] * stride_bk + offs_bn[None, :] * stride_bn
 
-    if SWAP_AB:
-        acc_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-        step_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-    else:
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    acc, step = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
     for k in range(k_lo, k_hi):
         if EVEN_K:
             a = tl.load(a_ptrs)
@@ -224,21 +219,48 @@ def _tile_partial(
             k_left = K - k * BLOCK_K
             a = tl.load(a_ptrs, mask=offs_k[None, :] < k_left, other=0.0)
             b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
-        if SWAP_AB:
-            acc_t, step_t = _mma(
-                tl.trans(b), tl.trans(a), acc_t, step_t, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False
-            )
-        else:
-            acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA)
+        acc, step = _step_mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA, SWAP_AB)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
+    return _accumulated(acc, step, LATE_PROMOTION, SWAP_AB), offs_m, offs_n
+
+
+@triton.jit
+def _accumulators(BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, SWAP_AB: tl.constexpr):
+    """The K loop's fp32 (acc, step), zero: of the (BLOCK_M, BLOCK_N) tile, or with SWAP_AB of its
+    transpose (the tile the swapped steps compute)."""
     if SWAP_AB:
-        if LATE_PROMOTION:
-            acc_t += step_t
-        acc = tl.trans(acc_t)
-    elif LATE_PROMOTION:
+        acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+    else:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    return acc, tl.zeros_like(acc)
+
+
+@triton.jit
+def _step_mma(
+    a, b, acc, step, INPUT_PRECISION: tl.constexpr, MAX_NUM_IMPRECISE_ACC: tl.constexpr, LATE_PROMOTION: tl.constexpr,
+    FMA: tl.constexpr, SWAP_AB: tl.constexpr,
+):  # fmt: skip
+    """`_mma` of one K step's (BLOCK_M, BLOCK_K) and (BLOCK_K, BLOCK_N) tiles, or with SWAP_AB of
+    their transposes in swapped order (B^T @ A^T: B's columns the MMA's rows)."""
+    if SWAP_AB:
+        acc, step = _mma(
+            tl.trans(b), tl.trans(a), acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False
+        )
+    else:
+        acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, FMA)
+    return acc, step
+
+
+@triton.jit
+def _accumulated(acc, step, LATE_PROMOTION: tl.constexpr, SWAP_AB: tl.constexpr):
+    """The (BLOCK_M, BLOCK_N) sum after the K loop: the last step's partial added (late promotion),
+    transposed back after swapped steps."""
+    if LATE_PROMOTION:
         acc += step
-    return acc, offs_m, offs_n
+    if SWAP_AB:
+        acc = tl.trans(acc)
+    return acc
 
 
 @triton.jit
@@ -608,12 +630,7 @@ def _gemm_tma_kernel(
         pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_m = pid_m * BLOCK_M
         off_n = pid_n * BLOCK_N
-        if SWAP_AB:
-            acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-            step = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
-        else:
-            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-            step = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        acc, step = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
         for ki in range(k_tiles):
             off_k = ki * BLOCK_K
             if A_T:
@@ -624,14 +641,10 @@ def _gemm_tma_kernel(
                 b = b_desc.load([off_n, off_k]).T
             else:
                 b = b_desc.load([off_k, off_n])
-            if SWAP_AB:
-                acc, step = _mma(b.T, a.T, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
-            else:
-                acc, step = _mma(a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False)
-        if LATE_PROMOTION:
-            acc += step
-        if SWAP_AB:
-            acc = acc.T
+            acc, step = _step_mma(
+                a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
+            )
+        acc = _accumulated(acc, step, LATE_PROMOTION, SWAP_AB)
         offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
             acc = _epilogue(

@@ -298,6 +298,13 @@ SWAP_CONFIGS = [
 ]
 DECODE_CONFIGS = FMA_CONFIGS + SWAP_CONFIGS
 
+# Swap-AB in the persistent TMA kernel: B's columns the warpgroup MMA's rows, the operand tiles by
+# descriptor (rows of 16-byte multiples; K not a multiple of the step: the descriptors zero-fill).
+TMA_SWAP_CONFIGS = [
+    GemmConfig(16, 64, 32, 4, 2, variant="tma", swap_ab=True),
+    GemmConfig(32, 64, 64, 4, 3, variant="tma", swap_ab=True),
+]
+
 
 @pytest.mark.parametrize("config", DECODE_CONFIGS, ids=str)
 @pytest.mark.parametrize("M", [1, 3, 17])  # (17 rows: several row tiles of every config)
@@ -314,14 +321,6 @@ def test_decode_configs_any_layout(config, M, layouts, dtype_name, device, rng):
     assert kernels.autotune.last().config == config
 
 
-# Swap-AB in the persistent TMA kernel: B's columns the warpgroup MMA's rows, the operand tiles by
-# descriptor (rows of 16-byte multiples; K not a multiple of the step: the descriptors zero-fill).
-TMA_SWAP_CONFIGS = [
-    GemmConfig(16, 64, 32, 4, 2, variant="tma", swap_ab=True),
-    GemmConfig(32, 64, 64, 4, 3, variant="tma", swap_ab=True),
-]
-
-
 @pytest.mark.parametrize("config", TMA_SWAP_CONFIGS, ids=str)
 @pytest.mark.parametrize("M", [1, 8, 40])  # (40 rows: several row tiles; 8: 16-byte columns of A)
 @pytest.mark.parametrize("layouts", [("row", "row"), ("col", "col")], ids="-".join)
@@ -333,21 +332,6 @@ def test_swap_ab_in_the_tma_kernel_any_layout(config, M, layouts, device, rng):
     kernels.matmul(a, b, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
     assert kernels.autotune.last().config == config
-
-
-@pytest.mark.parametrize(
-    "config", [*TMA_SWAP_CONFIGS, dataclasses.replace(TMA_SWAP_CONFIGS[0], late_promotion=True)], ids=str
-)
-@pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
-def test_swap_ab_in_the_tma_kernel_scaled_fp8_with_epilogue(config, scaling, device, rng):
-    M, N, K = 3, 80, 96
-    a, b = _fp8_operands(M, N, K, torch.float8_e4m3fn, rng, device)
-    sa, sb = _fp8_scales(scaling, M, N, rng, device)
-    bias = _randn((N,), rng, torch.bfloat16, device)
-    out = _poisoned(M, N, torch.bfloat16, device)
-    kernels.scaled_matmul(a, b, sa, sb, bias=bias, activation="gelu", out=out, config=config)
-    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb, bias=bias, activation="gelu")
-    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
 
 
 def test_one_row_fma_tiles_on_a_k_major_b_take_the_gemv_form():
@@ -362,8 +346,11 @@ def test_one_row_fma_tiles_on_a_k_major_b_take_the_gemv_form():
 
 
 @pytest.mark.parametrize(
-    "config", [*DECODE_CONFIGS, dataclasses.replace(SWAP_CONFIGS[2], late_promotion=True)], ids=str
-)
+    "config",
+    [*DECODE_CONFIGS, dataclasses.replace(SWAP_CONFIGS[2], late_promotion=True), *TMA_SWAP_CONFIGS,
+     dataclasses.replace(TMA_SWAP_CONFIGS[0], late_promotion=True)],
+    ids=str,
+)  # fmt: skip
 @pytest.mark.parametrize("scaling", ["tensorwise", "rowwise"])
 def test_decode_configs_scaled_fp8_with_epilogue(config, scaling, device, rng):
     M, N, K = 3, 80, 96

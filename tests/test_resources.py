@@ -25,6 +25,15 @@ def _config(bm, bn, bk, warps, stages, variant="tile", split_k=1):
             "variant": variant, "split_k": split_k}  # fmt: skip
 
 
+def _resources_of(tmp_path, entries: dict):
+    """`gemmwatch resources --target h200` of a library of these entries (for the installed Triton)."""
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     entries = {
@@ -78,10 +87,7 @@ def test_fma_decode_configs_compile_for_the_target_without_spilling(tmp_path):
         "a": {"cell": "fp16 1x4096x4096", "config": {**_config(1, 64, 128, 4, 2, "splitk_serial", 4), **fma}},
         "b": {"cell": "fp8_e4m3 1x4096x4096", "config": {**_config(1, 32, 256, 4, 3), **fma}},
     }
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = _resources_of(tmp_path, entries)
     rows = _rows(proc.stdout)
     assert [(r[0], r[1], r[3]) for r in rows] == [
         ("fp16 1x4096x4096", "`BM1-BN64-BK128-w4-s2-g8-sks4-fma`", "_gemm_kernel"),
@@ -102,10 +108,7 @@ def test_swap_ab_in_the_tma_kernel_gets_the_warpgroup_mma_and_a_deep_ring(tmp_pa
                                                           "late_promotion": True}},
         "c": {"cell": "fp16 1x4608x3584", "config": {**_config(16, 64, 64, 4, 12, "tma"), **swap}},
     }  # fmt: skip
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = _resources_of(tmp_path, entries)
     rows = _rows(proc.stdout)
     assert len(rows) == 3 and {r[3] for r in rows} == {"_gemm_tma_kernel"}
     for row in rows:
@@ -122,10 +125,7 @@ def test_one_row_gemv_tiles_keep_b_out_of_shared_memory(tmp_path):
         "b": {"cell": "fp8_e4m3 1x8192x8192", "config": {**_config(1, 16, 1024, 4, 1), **fma}},
         "c": {"cell": "fp8_e4m3 1x4096x4096", "config": {**_config(1, 32, 512, 4, 1, "splitk_serial", 4), **fma}},
     }  # fmt: skip
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = _resources_of(tmp_path, entries)
     rows = _rows(proc.stdout)
     assert len(rows) == 3 and {r[3] for r in rows} == {"_gemm_kernel"}
     for row in rows:
@@ -143,10 +143,7 @@ def test_swap_ab_decode_configs_get_the_warpgroup_mma(tmp_path):
               "config": {**_config(16, 128, 128, 8, 4, "splitk_serial", 8), **swap, "late_promotion": True}},
         "d": {"cell": "fp8_e4m3 16x4096x4096", "config": _config(16, 128, 128, 4, 4, "splitk_serial", 4)},
     }  # fmt: skip
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = _resources_of(tmp_path, entries)
     rows = {r[1]: r for r in _rows(proc.stdout) if r[3] == "_gemm_kernel"}
     assert len(rows) == 4
     for name, row in rows.items():
@@ -169,10 +166,7 @@ def test_deep_pipelines_of_memory_bound_shapes_fit_the_shared_memory(tmp_path):
         "d": {"cell": "bf16 16x4096x4096", "config": {**_config(16, 128, 128, 4, 6), "swap_ab": True}},
         "e": {"cell": "fp8_e4m3 1x4096x4096", "config": _config(16, 64, 128, 4, 16)},  # cuBLAS's depth
     }
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    proc = _resources_of(tmp_path, entries)
     rows = _rows(proc.stdout)
     assert len(rows) == 5
     for row in rows:
