@@ -53,6 +53,7 @@ Edges are handled by the descriptors: loads zero-fill past them, stores clip.
 from __future__ import annotations
 
 import functools
+import inspect
 
 import torch
 import triton
@@ -75,6 +76,23 @@ except ImportError as err:  # pragma: no cover - depends on the installed Triton
     GLUON_IMPORT_ERROR: str | None = f"{type(err).__name__}: {err}"
 else:
     GLUON_IMPORT_ERROR = None
+
+
+def _cluster_problem() -> str | None:
+    """Why the installed Triton cannot build the cluster configs (None when it can): they need
+    Gluon's CTA-cluster layouts and a multicast TMA load (`tma.async_load(..., multicast=)`,
+    `mbarrier.allocate_mbarrier`, `gl.num_ctas`: Triton 3.9 has them, 3.6 has none)."""
+    if GLUON_IMPORT_ERROR is not None:
+        return f"Gluon is not available with Triton {triton.__version__} ({GLUON_IMPORT_ERROR})"
+    load = getattr(tma, "async_load", None)
+    if load is None or "multicast" not in inspect.signature(load).parameters:
+        return f"Triton {triton.__version__}'s Gluon has no multicast TMA load (tma.async_load(..., multicast=))"
+    if not (hasattr(mbarrier, "allocate_mbarrier") and hasattr(gl, "num_ctas")):
+        return f"Triton {triton.__version__}'s Gluon has no CTA-cluster barriers (mbarrier.allocate_mbarrier)"
+    return None
+
+
+CLUSTER_PROBLEM = _cluster_problem()
 
 # Scale modes, as kernels/matmul.py's: none, one scalar, one per row of A / column of B.
 SCALE_NONE, SCALE_TENSOR, SCALE_VECTOR = 0, 1, 2
@@ -105,17 +123,50 @@ if GLUON_IMPORT_ERROR is None:
     # A barrier of the partition's threads: thread_barrier in Triton 3.6, barrier from 3.9 on.
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
+    @gluon.jit
+    def _no_cluster_mbarriers(batch: gl.constexpr):
+        gl.static_assert(
+            False, "this Triton's Gluon has no CTA-cluster barriers (kernels.gluon_hopper.CLUSTER_PROBLEM)"
+        )
+
+    # The cluster form's copy (it takes `multicast=`) and barriers (one per CTA of the cluster),
+    # where the installed Triton has them; elsewhere stand-ins, so that the kernel's source
+    # still resolves (Triton reads every name a kernel uses), and `cluster_problem` refuses.
+    _cluster_load = tma.async_load if CLUSTER_PROBLEM is None else _tma_load
+    _cluster_mbarriers = mbarrier.allocate_mbarrier if CLUSTER_PROBLEM is None else _no_cluster_mbarriers
+
     @gluon.constexpr_function
-    def _mma_layout(block_m, block_n, k_width_bits, num_warps):
+    def _cga(cluster_m, cluster_n):
+        """How a (rows, columns) tile of a cluster is laid over its CTAs: the bases of the CTA
+        index's bits (none without a cluster; [[1, 0]]: the second CTA holds the second half of
+        the rows; [[0, 0]]: every CTA holds the whole tile, the multicast operand's)."""
+        if cluster_m * cluster_n == 1:
+            return []
+        return [[1, 0]] if cluster_m > 1 else [[0, 1]]
+
+    @gluon.constexpr_function
+    def _mma_layout(block_m, block_n, k_width_bits, num_warps, cluster_m=1, cluster_n=1):
         """The warpgroup-MMA accumulator layout: warps stacked along M (a warpgroup's four warps
-        cover 64 rows), the widest instruction N (<= 256) that divides the tile's columns."""
+        cover 64 rows), the widest instruction N (<= 256) that divides the tile's columns. A
+        cluster's tile (CLUSTER_M x CLUSTER_N CTAs) is split over its CTAs, each CTA's share laid
+        out so."""
+        block_m //= cluster_m
+        block_n //= cluster_n
         warps_m = min(num_warps, max(block_m // 16, 4))
         warps_n = num_warps // warps_m
         instr_n = min(256, block_n // warps_n)
         while block_n % (instr_n * warps_n):
             instr_n -= 8
-        return gl.NVMMADistributedLayout(
-            version=[3, 0], warps_per_cta=[warps_m, warps_n], instr_shape=[16, instr_n, 256 // k_width_bits]
+        shape = dict(version=[3, 0], warps_per_cta=[warps_m, warps_n], instr_shape=[16, instr_n, 256 // k_width_bits])
+        if cluster_m * cluster_n > 1:
+            shape["cga_layout"] = _cga(cluster_m, cluster_n)
+        return gl.NVMMADistributedLayout(**shape)
+
+    @gluon.jit
+    def _cluster_rank():
+        """This CTA's index in its cluster (PTX's %cluster_ctarank)."""
+        return gl.inline_asm_elementwise(
+            "mov.u32 $0, %cluster_ctarank; // $1", "=r,r", [gl.program_id(0)], dtype=gl.int32, is_pure=True, pack=1
         )
 
     @gluon.jit
@@ -213,14 +264,30 @@ if GLUON_IMPORT_ERROR is None:
         return tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts
 
     @gluon.jit
-    def _issue_loads(a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr):
-        """One K step's A and B tiles into a ring slot; `bar` completes when both have landed."""
-        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
-        _tma_load(a_desc, [off_m, off_k], bar, a_buf)
-        if B_KMAJOR:
-            _tma_load(b_desc, [off_n, off_k], bar, b_buf)
+    def _issue_loads(
+        a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr, CLUSTER_M: gl.constexpr,
+        CLUSTER_N: gl.constexpr,
+    ):  # fmt: skip
+        """One K step's A and B tiles into a ring slot; `bar` completes when both have landed.
+
+        In a cluster of CLUSTER_M CTAs along M the CTAs share B's tile: the first CTA copies it
+        once from L2 into every CTA's slot (multicast), each copies its own rows of A; along N
+        (CLUSTER_N) A's tile is the shared one. Each CTA's `bar` expects what lands in its own
+        shared memory."""
+        if CLUSTER_M * CLUSTER_N == 1:
+            mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+            _tma_load(a_desc, [off_m, off_k], bar, a_buf)
+            if B_KMAJOR:
+                _tma_load(b_desc, [off_n, off_k], bar, b_buf)
+            else:
+                _tma_load(b_desc, [off_k, off_n], bar, b_buf)
         else:
-            _tma_load(b_desc, [off_k, off_n], bar, b_buf)
+            mbarrier.expect(bar, a_desc.nbytes_per_cta + b_desc.nbytes_per_cta)
+            _cluster_load(a_desc, [off_m, off_k], bar, a_buf, multicast=CLUSTER_N > 1)
+            if B_KMAJOR:
+                _cluster_load(b_desc, [off_n, off_k], bar, b_buf, multicast=CLUSTER_M > 1)
+            else:
+                _cluster_load(b_desc, [off_k, off_n], bar, b_buf, multicast=CLUSTER_M > 1)
 
     @gluon.jit
     def _b_operand(b_buf, B_KMAJOR: gl.constexpr):
@@ -318,7 +385,8 @@ if GLUON_IMPORT_ERROR is None:
     def _ws_loader(
         a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
-        B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
+        B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr,
+        CLUSTER_N: gl.constexpr,
     ):  # fmt: skip
         """The loader partition: fill the ring in the order the MMA partition consumes it."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
@@ -335,7 +403,7 @@ if GLUON_IMPORT_ERROR is None:
                 mbarrier.wait(empty.index(slot), ((step // STAGES) & 1) ^ 1)
                 _issue_loads(
                     a_desc, b_desc, a_bufs.index(slot), b_bufs.index(slot), ready.index(slot),
-                    off_m, off_n, ki * BLOCK_K, B_KMAJOR,
+                    off_m, off_n, ki * BLOCK_K, B_KMAJOR, CLUSTER_M, CLUSTER_N,
                 )  # fmt: skip
                 step += 1
 
@@ -352,10 +420,20 @@ if GLUON_IMPORT_ERROR is None:
         return a, b_bufs.index(slot)
 
     @gluon.jit
-    def _release(empty, step, pred=True):
-        """Give ring slot of `step` back to the loader (the MMA that read it has finished)."""
+    def _release(empty, step, pred=True, CLUSTER: gl.constexpr = 1):
+        """Give ring slot of `step` back to the loader (the MMA that read it has finished).
+
+        In a cluster the first CTA's loader also writes the shared operand into the other CTAs'
+        slots, so its `empty` barrier hears from every CTA's MMA partitions; the other CTAs'
+        loaders write their own shared memory only, and their barrier hears from their own
+        partitions, CLUSTER counts at once (each barrier then counts CLUSTER per partition)."""
         STAGES: gl.constexpr = empty.type.shape[0]
-        mbarrier.arrive(empty.index(step % STAGES), pred=pred)
+        if CLUSTER == 1:
+            mbarrier.arrive(empty.index(step % STAGES), pred=pred)
+        else:
+            slot = empty.index(step % STAGES)
+            mbarrier.arrive(slot, from_cta=0, pred=pred)
+            mbarrier.arrive(slot, count=CLUSTER, pred=(_cluster_rank() != 0) & pred)
 
     @gluon.jit
     def _ws_mma(
@@ -364,7 +442,7 @@ if GLUON_IMPORT_ERROR is None:
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
-        num_warps: gl.constexpr,
+        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -385,7 +463,8 @@ if GLUON_IMPORT_ERROR is None:
         per partition and half of N.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
-        layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps)
+        layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
+        CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
         units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
@@ -401,10 +480,12 @@ if GLUON_IMPORT_ERROR is None:
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
                     acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
-                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > k_lo)
+                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > k_lo, CLUSTER=CLUSTER)
                     step += 1
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-                _release(empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo)  # (a unit may have no K step)
+                _release(
+                    empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo, CLUSTER=CLUSTER
+                )  # (a unit may have no K step)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -419,7 +500,7 @@ if GLUON_IMPORT_ERROR is None:
                     cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
                     acc += part
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
-                    _release(empty, step)
+                    _release(empty, step, CLUSTER=CLUSTER)
                     step += 1
                 acc += part
                 _finish(
@@ -430,7 +511,7 @@ if GLUON_IMPORT_ERROR is None:
             else:
                 gl.static_assert(B_KMAJOR, "PROMOTE 2 is for fp8, whose B tiles are K-major")
                 HALF: gl.constexpr = BLOCK_N // 2
-                half_layout: gl.constexpr = _mma_layout(ROWS, HALF, bits, num_warps)
+                half_layout: gl.constexpr = _mma_layout(ROWS, HALF, bits, num_warps, CLUSTER_M, CLUSTER_N)
                 acc0 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
                 acc1 = gl.zeros([ROWS, HALF], gl.float32, half_layout)
                 zero = gl.zeros([ROWS, HALF], gl.float32, half_layout)
@@ -442,7 +523,7 @@ if GLUON_IMPORT_ERROR is None:
                     part = warpgroup_mma(a, b.slice(HALF, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
                     acc1 += part
-                    _release(empty, step)
+                    _release(empty, step, CLUSTER=CLUSTER)
                     step += 1
                 _finish(
                     acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
@@ -462,24 +543,35 @@ if GLUON_IMPORT_ERROR is None:
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
-        STREAM_K: gl.constexpr, num_warps: gl.constexpr,
+        STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
         two MMA partitions of one warpgroup (`num_warps` 4) each, on the two halves of the
         tile's rows; with SPLIT_K > 1, the K steps of each tile after the first `whole` ones
         shared by SPLIT_K work units, whose fp32 partial sums meet in `ws_ptr` (`counters_ptr`: a
-        zeroed int32 per tile, partition and half of N, left zeroed)."""
+        zeroed int32 per tile, partition and half of N, left zeroed).
+
+        CLUSTER_M x CLUSTER_N > 1 (a launch of `num_ctas` = that, the grid counting clusters):
+        each tile (BLOCK_M x BLOCK_N) is a cluster's, split over its CTAs along M or N, the
+        other operand's tile shared by them, copied once from L2 into all (`_issue_loads`); no
+        split K or stream-K."""
         PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
+        CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
         ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
         c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
-        ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        if CLUSTER == 1:
+            ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+            empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+        else:  # (a barrier in each CTA of the cluster)
+            ready = _cluster_mbarriers(batch=STAGES)
+            empty = _cluster_mbarriers(batch=STAGES)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
-            mbarrier.init(empty.index(i), count=PARTS)  # (a slot is free once every MMA partition is done with it)
+            # (a slot is free once every MMA partition is done with it: `_release`)
+            mbarrier.init(empty.index(i), count=PARTS * CLUSTER)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
         # call: the two forms below differ in the second MMA partition alone)
@@ -488,12 +580,15 @@ if GLUON_IMPORT_ERROR is None:
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
+                               num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
+                               num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
+                                  CLUSTER_N)),
                 ],
                 [num_warps, 1],
                 [_MMA_REGS, _LOADER_REGS],
@@ -503,9 +598,11 @@ if GLUON_IMPORT_ERROR is None:
                 [
                     (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, num_warps)),
+                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
+                               num_warps)),
                     (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K)),
+                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
+                                  CLUSTER_N)),
                 ],
                 [1],
                 [_LOADER_REGS],
@@ -526,13 +623,52 @@ def _gl_dtype(dtype: torch.dtype):
 
 
 @functools.cache
-def _layout(block: tuple[int, ...], dtype: torch.dtype):
-    return gl.NVMMASharedLayout.get_default_for(list(block), _gl_dtype(dtype))
+def _layout(block: tuple[int, ...], dtype: torch.dtype, cga: tuple[tuple[int, ...], ...] = ()):
+    if not cga:
+        return gl.NVMMASharedLayout.get_default_for(list(block), _gl_dtype(dtype))
+    return gl.NVMMASharedLayout.get_default_for(list(block), _gl_dtype(dtype), cga_layout=[list(v) for v in cga])
 
 
-def descriptor(t: torch.Tensor, block: list[int]):
-    """A Gluon tensor descriptor over row-major `t` with tiles of `block` (the default swizzle)."""
-    return TensorDescriptor.from_tensor(t, list(block), _layout(tuple(block), t.dtype))
+def descriptor(t: torch.Tensor, block: list[int], cga: tuple[tuple[int, ...], ...] = ()):
+    """A Gluon tensor descriptor over row-major `t` with tiles of `block` (the default swizzle);
+    `cga`: how a cluster's tile is laid over its CTAs (`_cga`'s bases; none without a cluster)."""
+    return TensorDescriptor.from_tensor(t, list(block), _layout(tuple(block), t.dtype, cga))
+
+
+# A cluster tile's (rows, columns) over its two CTAs: split along rows, along columns, or whole in
+# both (the operand the cluster shares, copied by multicast).
+_ROWS_SPLIT, _COLS_SPLIT, _SHARED = ((1, 0),), ((0, 1),), ((0, 0),)
+
+
+def cluster_layouts(cluster_m: int, cluster_n: int, b_kmajor: bool) -> tuple[tuple, tuple, tuple]:
+    """The CTA layouts (A's, B's, C's descriptors) of a cluster of `cluster_m` x `cluster_n`
+    CTAs (one of them 2): along M the rows of A and C are split and B is shared; along N the
+    columns of B (its rows where B is K-major) and C are split and A is shared."""
+    if cluster_m * cluster_n == 1:
+        return (), (), ()
+    if cluster_m > 1:
+        return _ROWS_SPLIT, _SHARED, _ROWS_SPLIT
+    return _SHARED, _ROWS_SPLIT if b_kmajor else _COLS_SPLIT, _COLS_SPLIT
+
+
+def cluster_problem(cluster_m: int, cluster_n: int, promote: int, split_warpgroups: bool) -> str | None:
+    """Why this kernel form cannot run in a cluster of `cluster_m` x `cluster_n` CTAs (None when
+    it can): two CTAs along one dimension, with a Triton that has Gluon's clusters; split along
+    M its A rows cannot be halved again between two MMA partitions (gluon_wg), split along N its
+    B tiles not taken by halves of N (fp8's wide tiles)."""
+    if (cluster_m, cluster_n) not in ((1, 1), (2, 1), (1, 2)):
+        return (
+            f"clusters are of 2 CTAs along M or N (cluster_m, cluster_n = 2, 1 or 1, 2), got {cluster_m}, {cluster_n}"
+        )
+    if cluster_m * cluster_n == 1:
+        return None
+    if CLUSTER_PROBLEM is not None:
+        return CLUSTER_PROBLEM
+    if cluster_m > 1 and split_warpgroups:
+        return "a cluster along M splits A's rows between its CTAs: no gluon_wg (each warpgroup half the rows) on it"
+    if cluster_n > 1 and promote == PROMOTE_SPLIT:
+        return "a cluster along N splits B's columns between its CTAs: no tile taken by halves of N (fp8's wide tiles)"
+    return None
 
 
 def _b_kmajor(b: torch.Tensor) -> bool:
@@ -578,17 +714,22 @@ def launch_args(
     whole: int,
     workspace: torch.Tensor | None = None,
     counters: torch.Tensor | None = None,
+    cluster_m: int = 1,
+    cluster_n: int = 1,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
-    `whole`: the tiles run whole before the split ones (`whole_tiles`)."""
+    `whole`: the tiles run whole before the split ones (`whole_tiles`); `block_m`, `block_n`:
+    one CTA's tile (a cluster's is `cluster_m` x `cluster_n` of them)."""
     M, K = a.shape
     N = b.shape[1]
     b_kmajor = _b_kmajor(b)
-    a_desc = descriptor(a, [block_m, block_k])
-    b_desc = descriptor(b.T, [block_n, block_k]) if b_kmajor else descriptor(b, [block_k, block_n])
+    block_m, block_n = block_m * cluster_m, block_n * cluster_n  # (the kernel's tile is the cluster's)
+    a_cga, b_cga, c_cga = cluster_layouts(cluster_m, cluster_n, b_kmajor)
+    a_desc = descriptor(a, [block_m, block_k], a_cga)
+    b_desc = descriptor(b.T, [block_n, block_k], b_cga) if b_kmajor else descriptor(b, [block_k, block_n], b_cga)
     # (PROMOTE 2 stores the tile by halves of N; split warpgroups each store their half of the rows)
     parts = 2 if split_warpgroups else 1
-    c_desc = descriptor(c, [block_m // parts, block_n // 2 if promote == PROMOTE_SPLIT else block_n])
+    c_desc = descriptor(c, [block_m // parts, block_n // 2 if promote == PROMOTE_SPLIT else block_n], c_cga)
     modes = []
     for s in (scale_a, scale_b):
         modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
@@ -601,8 +742,11 @@ def launch_args(
     meta = dict(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
-        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, num_warps=num_warps // parts,
+        SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, CLUSTER_M=cluster_m,
+        CLUSTER_N=cluster_n, num_warps=num_warps // parts,
     )  # fmt: skip
+    if cluster_m * cluster_n > 1:
+        meta["num_ctas"] = cluster_m * cluster_n
     return args, meta
 
 
@@ -712,6 +856,8 @@ def gemm(
     split_k: int = 1,
     stream_k: bool = False,
     tail_halves: bool = False,
+    cluster_m: int = 1,
+    cluster_n: int = 1,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -730,8 +876,12 @@ def gemm(
     tiles of half the width (both launches' results, in a list) where `tail_rows` finds such a
     wave; elsewhere one launch of whole tiles, as without it (a bucket's config serves its shapes
     with and without such a wave, as split K serves shapes without a partial wave).
-    `programs` defaults to one per SM of C's device. Raises ValueError for operands the kernel
-    does not take (`unsupported`)."""
+    `cluster_m` or `cluster_n` 2 (no split_k, stream_k or tail_halves): the tiles in pairs along M
+    or N, each pair a cluster of two CTAs that share the other operand's tile, copied from L2 once
+    into both (TMA multicast; Triton with Gluon's clusters: `cluster_problem`); `block_m` and
+    `block_n` stay one CTA's.
+    `programs` defaults to one per SM of C's device (with clusters, one cluster per two SMs).
+    Raises ValueError for operands the kernel does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
     if problem:
         raise ValueError(f"gluon gemm: {problem}")
@@ -739,6 +889,11 @@ def gemm(
         programs = torch.cuda.get_device_properties(c.device).multi_processor_count
     if tail_halves and (split_k != 1 or stream_k):
         raise ValueError("gluon gemm: tail_halves runs the last wave in half tiles; no split_k or stream_k with it")
+    cluster = cluster_m * cluster_n
+    if problem := cluster_problem(cluster_m, cluster_n, promote, split_warpgroups):
+        raise ValueError(f"gluon gemm: {problem}")
+    if cluster > 1 and (split_k != 1 or stream_k or tail_halves):
+        raise ValueError("gluon gemm: a cluster's tiles run whole: no split_k, stream_k or tail_halves with it")
     first = tail_rows(a.shape[0], b.shape[1], block_m, block_n, programs) if tail_halves else None
     if first is not None:
         kw = dict(stages=stages, num_warps=num_warps, group_m=group_m, programs=programs,
@@ -759,7 +914,8 @@ def gemm(
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
     if split_warpgroups and (problem := split_warpgroups_problem(block_m, num_warps)):
         raise ValueError(f"gluon gemm: {problem}")
-    tiles = triton.cdiv(a.shape[0], block_m) * triton.cdiv(b.shape[1], block_n)
+    tiles = triton.cdiv(a.shape[0], block_m * cluster_m) * triton.cdiv(b.shape[1], block_n * cluster_n)
+    programs = max(1, programs // cluster)  # (the grid counts clusters)
     if stream_k and split_k != 1:
         raise ValueError(f"gluon gemm: stream_k shares K steps itself; split_k must be 1, got {split_k}")
     if stream_k and (problem := stream_k_problem(tiles, triton.cdiv(a.shape[1], block_k), programs)):
@@ -780,6 +936,7 @@ def gemm(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
         split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
+        cluster_m=cluster_m, cluster_n=cluster_n,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:
