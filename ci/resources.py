@@ -124,7 +124,10 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
             # The benchmarks' own operands (dtypes, layouts, sizes), uninitialised: only compiled.
             prep = Prepared(cell, "cpu", values=False)
             with matmul.compile_only(spec.sm_count) as compiled:
-                prep.triton(config=config)
+                try:
+                    prep.triton(config=config)
+                except ValueError as err:  # (a config the launcher refuses here: the reason, no traceback)
+                    raise ResourcesError(f"{cell.name}: {err}") from None
             rows.append({
                 "cell": cell.name, "config": str(config), "speedup": speedup,
                 "kernels": [_usage(k) for k in compiled],

@@ -53,13 +53,12 @@ Edges are handled by the descriptors: loads zero-fill past them, stores clip.
 from __future__ import annotations
 
 import functools
-import inspect
 
 import torch
 import triton
 
 from kernels._validate import descriptor_problem
-from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE, tail_rows
+from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE, gluon_cluster_problem, tail_rows
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -78,21 +77,8 @@ else:
     GLUON_IMPORT_ERROR = None
 
 
-def _cluster_problem() -> str | None:
-    """Why the installed Triton cannot build the cluster configs (None when it can): they need
-    Gluon's CTA-cluster layouts and a multicast TMA load (`tma.async_load(..., multicast=)`,
-    `mbarrier.allocate_mbarrier`, `gl.num_ctas`: Triton 3.9 has them, 3.6 has none)."""
-    if GLUON_IMPORT_ERROR is not None:
-        return f"Gluon is not available with Triton {triton.__version__} ({GLUON_IMPORT_ERROR})"
-    load = getattr(tma, "async_load", None)
-    if load is None or "multicast" not in inspect.signature(load).parameters:
-        return f"Triton {triton.__version__}'s Gluon has no multicast TMA load (tma.async_load(..., multicast=))"
-    if not (hasattr(mbarrier, "allocate_mbarrier") and hasattr(gl, "num_ctas")):
-        return f"Triton {triton.__version__}'s Gluon has no CTA-cluster barriers (mbarrier.allocate_mbarrier)"
-    return None
-
-
-CLUSTER_PROBLEM = _cluster_problem()
+# Why the installed Triton cannot build the cluster configs (None when it can).
+CLUSTER_PROBLEM = gluon_cluster_problem()
 
 # Scale modes, as kernels/matmul.py's: none, one scalar, one per row of A / column of B.
 SCALE_NONE, SCALE_TENSOR, SCALE_VECTOR = 0, 1, 2

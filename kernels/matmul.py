@@ -843,7 +843,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             a_, b_, c, scale_a, scale_b, block_m=cfg.block_m, block_n=cfg.block_n, block_k=cfg.block_k,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
             programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
-            stream_k=cfg.stream_k, tail_halves=cfg.tail_halves, counters=counters, compile_only=compile_only,
+            stream_k=cfg.stream_k, tail_halves=cfg.tail_halves, cluster_m=cfg.cluster_m, cluster_n=cfg.cluster_n,
+            counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):
@@ -907,7 +908,12 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs are for 16- and 8-bit operands"
         if cfg.variant == "gluon_wg" and (problem := gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps)):
             return problem
-        if gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise) is None:
+        promote = gluon_hopper.promotion(cfg.block_m, cfg.block_n, cfg.num_warps, fp8_precise)
+        if cfg.clustered and (
+            problem := gluon_hopper.cluster_problem(cfg.cluster_m, cfg.cluster_n, promote, cfg.variant == "gluon_wg")
+        ):
+            return f"gluon clusters: {problem}"
+        if promote is None:
             return (
                 f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
                 f"at most {2 * gluon_hopper.PROMOTE_MAX_ACC} accumulator values per thread, "

@@ -33,6 +33,11 @@ Rules (the first seed's, made concrete):
   tile's rows, so that the two do not wait for each other at every K step. Where the tiles
   make less than a wave, both also come with K split among 2-8 units (`split_k`, names
   ending in `-sk2` after the variant's).
+  Where the installed Triton has Gluon's clusters (3.9) and they have run on a GPU
+  (GLUON_CLUSTER_TRITON), the whole-tile configs also come in clusters of two CTAs along M or N
+  (`cluster_m` / `cluster_n`, names ending in `-cm2` / `-cn2` after the variant's) that share the
+  other operand's tile by TMA multicast, as cuBLAS's kernels do in most of the cells where ours
+  lose (docs/BENCHMARKS.md).
 - Decode shapes of at most FMA_MAX_M rows with 16- or 8-bit operands also get `fma` configs
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions; one row also gets
@@ -101,6 +106,9 @@ SWAP_MIN_BLOCK_N = 64
 # descriptor through a ring of `num_stages` slots, as cuBLAS's decode kernels stream B).
 SWAP_VARIANTS = (*TILE_KERNEL_VARIANTS, "tma")
 
+# Gluon's clusters: CTAs per cluster along M or N (kernels/gluon_hopper.py's are of two).
+CLUSTER_SIZES = (1, 2)
+
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
 
@@ -133,6 +141,11 @@ class GemmConfig:
     # Gluon (split_k 1, no stream_k): the last, partial wave of tiles in a second launch, its rows
     # in tiles of half the width, where `tail_rows` finds such a wave (elsewhere whole tiles).
     tail_halves: bool = False
+    # Gluon (split_k 1, no stream_k or tail_halves): tiles in clusters of two CTAs along M
+    # (cluster_m 2: the pair shares B's tile) or N (cluster_n 2: A's), the shared tile copied from
+    # L2 once into both CTAs (TMA multicast); block_m and block_n stay one CTA's tile.
+    cluster_m: int = 1
+    cluster_n: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -176,6 +189,23 @@ class GemmConfig:
             raise ValueError(
                 f"GemmConfig.tail_halves is for the Gluon variants without split_k or stream_k, block_n >= 128, got {self}"
             )
+        for name in ("cluster_m", "cluster_n"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value not in CLUSTER_SIZES:
+                raise ValueError(f"GemmConfig.{name} must be one of {CLUSTER_SIZES}, got {value!r}")
+        if self.clustered:
+            if self.cluster_m > 1 and self.cluster_n > 1:
+                raise ValueError(f"GemmConfig: a cluster is along M or along N, not both; got {self}")
+            if not (self.uses_gluon and self.split_k == 1 and not self.stream_k and not self.tail_halves):
+                raise ValueError(
+                    f"GemmConfig.cluster_m/cluster_n are for the Gluon variants without split_k, stream_k or "
+                    f"tail_halves, got {self}"
+                )
+            if self.variant == "gluon_wg" and self.cluster_m > 1:
+                raise ValueError(
+                    f"GemmConfig: a cluster along M splits A's rows between its CTAs; gluon_wg (each MMA warpgroup "
+                    f"half the rows) clusters along N only, got {self}"
+                )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.late_promotion, bool):
@@ -197,6 +227,11 @@ class GemmConfig:
         return self.variant in ("gluon_ws", "gluon_wg")
 
     @property
+    def clustered(self) -> bool:
+        """The tiles run in clusters of CTAs sharing an operand tile (cluster_m or cluster_n > 1)."""
+        return self.cluster_m * self.cluster_n > 1
+
+    @property
     def uses_tma(self) -> bool:
         """The persistent TMA kernel runs this config (variants "tma", "tma_ws", "tma_store")."""
         return self.variant in ("tma", "tma_ws", "tma_store")
@@ -210,6 +245,9 @@ class GemmConfig:
         for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k", "tail_halves"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
+        for name in ("cluster_m", "cluster_n"):
+            if fields[name] == 1:
+                del fields[name]
         return fields
 
     def __str__(self) -> str:
@@ -222,6 +260,10 @@ class GemmConfig:
             base = f"{base}-{self.variant.replace('_', '-')}"
             if self.split_k > 1:  # (the Gluon kernel's own split of K)
                 base = f"{base}-sk{self.split_k}"
+        if self.cluster_m > 1:
+            base = f"{base}-cm{self.cluster_m}"
+        if self.cluster_n > 1:
+            base = f"{base}-cn{self.cluster_n}"
         return base + "".join(suffix for suffix, flag in _FLAG_SUFFIXES.items() if getattr(self, flag))
 
 
@@ -252,6 +294,10 @@ def config_from_name(name: str) -> GemmConfig:
     for flag in flags:
         fields[_FLAG_SUFFIXES[flag]] = True
     rest = rest[: len(rest) - len("".join(flags))] if flags else rest
+    cluster = re.search(r"-c([mn])(\d+)$", rest)  # (a cluster's, after the variant)
+    if cluster:
+        fields[f"cluster_{cluster.group(1)}"] = int(cluster.group(2))
+        rest = rest[: cluster.start()]
     split = re.fullmatch(f"-({'|'.join(_SPLIT_SUFFIXES.values())})(\\d+)", rest)
     own_split = re.fullmatch(r"(-[a-z-]+)-sk(\d+)", rest)  # a variant that splits K itself
     if own_split and own_split.group(1) in _VARIANT_SUFFIXES:
@@ -439,6 +485,55 @@ def gluon_available() -> bool:
         return False
 
 
+@functools.cache
+def gluon_cluster_problem() -> str | None:
+    """Why the installed Triton cannot build the Gluon kernel's clusters (None when it can): they
+    need Gluon's CTA-cluster layouts, barriers and multicast TMA load (`tma.async_load(...,
+    multicast=)`, `mbarrier.allocate_mbarrier`, `gl.num_ctas`): Triton 3.9 has them, 3.6 none."""
+    import inspect
+
+    if not gluon_available():
+        return "the installed Triton has no Gluon Hopper module"
+    import triton
+    from triton.experimental.gluon import language as gl
+    from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
+
+    load = getattr(tma, "async_load", None)
+    if load is None or "multicast" not in inspect.signature(load).parameters:
+        return f"Triton {triton.__version__}'s Gluon has no multicast TMA load (tma.async_load(..., multicast=))"
+    if not (hasattr(mbarrier, "allocate_mbarrier") and hasattr(gl, "num_ctas")):
+        return f"Triton {triton.__version__}'s Gluon has no CTA-cluster barriers (mbarrier.allocate_mbarrier)"
+    return None
+
+
+# Triton versions whose Gluon clusters have computed the product on a Hopper GPU (tests/test_gluon.py's
+# gpu tests): the candidates include cluster configs only there. None yet: the GPU box has Triton
+# 3.6, which has no clusters, and 3.9's compile offline (tests/test_gluon.py) but have not run. A
+# config named by hand (`gemmwatch try --configs`, a library entry) runs wherever they compile.
+GLUON_CLUSTER_TRITON: tuple[str, ...] = ()
+
+
+def gluon_clusters_offered() -> bool:
+    """Whether the candidates include the Gluon kernel's cluster configs (`GLUON_CLUSTER_TRITON`)."""
+    return (
+        bool(GLUON_CLUSTER_TRITON)
+        and _triton_version().startswith(GLUON_CLUSTER_TRITON)
+        and (gluon_cluster_problem() is None)
+    )
+
+
+def _clusters(cfg: GemmConfig, M: int, N: int, nbytes: int) -> list[GemmConfig]:
+    """A Gluon config's cluster versions: two CTAs along M where there are two tile rows, along N
+    where there are two tile columns; gluon_wg's (each warpgroup half of A's rows) along N only,
+    and fp8's tiles taken by halves of N (`gluon_by_halves`) along M only."""
+    out = []
+    if math.ceil(M / cfg.block_m) >= 2 and cfg.variant != "gluon_wg":
+        out.append(dataclasses.replace(cfg, cluster_m=2))
+    if math.ceil(N / cfg.block_n) >= 2 and not gluon_by_halves(cfg.block_m, cfg.block_n, cfg.num_warps, nbytes):
+        out.append(dataclasses.replace(cfg, cluster_n=2))
+    return out
+
+
 def gluon_splits(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int, block_n: int) -> list[int]:
     """The Gluon kernel's splits of K for this tile: those of the last, partial wave of tiles
     (all of them where they make less than a wave; kernels/gluon_hopper.whole_tiles), whose units
@@ -519,6 +614,8 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                         out += [dataclasses.replace(v, stream_k=True) for v in variants]
                     if tail_rows(M, N, bm, bn, spec.sm_count) is not None:
                         out += [dataclasses.replace(v, tail_halves=True) for v in variants]
+                    if gluon_clusters_offered():
+                        out += [c for v in variants for c in _clusters(v, M, N, nbytes)]
     return out
 
 
@@ -642,7 +739,10 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
 
 def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
-    return (cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps)
+    return (
+        cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
+        cfg.cluster_m, cfg.cluster_n,
+    )  # fmt: skip
 
 
 def siblings(fastest: list[GemmConfig], pool: list[GemmConfig], groups: int) -> list[GemmConfig]:

@@ -18,7 +18,7 @@ from fp8_cases import fp8_problem
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
 from targets import GemmConfig
-from targets.configs import gluon_available
+from targets.configs import gluon_available, gluon_cluster_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,14 +47,38 @@ for dtype, cfg, scaling, *shape in json.loads(sys.argv[1]):
     with m.compile_only(132) as compiled:
         call()
     for k in compiled:  # (one kernel per config; tail_halves: two launches)
-        print(json.dumps({"config": str(cfg), "dtype": dtype, "setmaxnreg": k.asm["ptx"].count("setmaxnreg"),
-                          "launches": len(compiled), "shape": [M, N, K], **_usage(k)}))
+        ptx = k.asm["ptx"]
+        cluster = [int(line.split()[-1]) for line in ptx.splitlines() if ".reqnctapercluster" in line]
+        print(json.dumps({"config": str(cfg), "dtype": dtype, "scaling": scaling, "setmaxnreg": ptx.count("setmaxnreg"),
+                          "launches": len(compiled), "shape": [M, N, K], "cluster": cluster[0] if cluster else 1,
+                          "multicast": ptx.count(".multicast::cluster"),
+                          "remote_arrive": ptx.count("mbarrier.arrive.shared::cluster"), **_usage(k)}))
 """
 
 
 def _gluon(bm, bn, bk, warps, stages, variant="gluon_ws"):
     return {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages,
             "variant": variant}  # fmt: skip
+
+
+# Why this Triton cannot build the cluster configs (None: it can; 3.9 does, 3.6 does not).
+CLUSTERS = gluon_cluster_problem()
+
+# Two CTAs along M (B's tile shared) or N (A's), each CTA the tile it would have alone.
+CLUSTER_JOBS = [
+    ("float16", {**_gluon(128, 128, 64, 8, 4), "cluster_m": 2}, None),
+    ("float16", {**_gluon(128, 128, 64, 8, 4), "cluster_n": 2}, None),
+    ("bfloat16", {**_gluon(128, 128, 64, 8, 4, "gluon_wg"), "cluster_n": 2}, None),
+    ("bfloat16", {**_gluon(64, 64, 64, 4, 8), "cluster_m": 2}, None, [128, 4096, 4096]),
+    ("fp8", {**_gluon(128, 128, 128, 8, 5), "cluster_m": 2}, "rowwise", [4096, 3584, 3584]),
+    ("fp8", {**_gluon(128, 256, 128, 8, 3), "cluster_m": 2}, "tensorwise", [4096, 3584, 3584]),  # (by halves of N)
+    ("fp8", {**_gluon(64, 64, 128, 4, 8), "cluster_m": 2}, "tensorwise", [128, 4096, 4096]),
+    ("fp8", {**_gluon(128, 64, 128, 8, 8), "cluster_n": 2}, "rowwise", [128, 8192, 28672]),
+    ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_wg"), "cluster_n": 2}, "tensorwise", [128, 6144, 4096]),
+    # (and two of them alone, to compare)
+    ("float16", _gluon(128, 128, 64, 8, 4), None),
+    ("fp8", _gluon(128, 256, 128, 8, 3), "tensorwise", [4096, 3584, 3584]),
+]
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +110,15 @@ def compiled():
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_wg"), "stream_k": True}, None),
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "stream_k": True}, "rowwise"),
         ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_ws"), "stream_k": True}, "tensorwise"),
+        # (the cluster configs, where this Triton has Gluon's clusters: CLUSTER_JOBS below)
         # the last wave in a second launch of half-width tiles (fp8's 128 x 128 then by step)
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "tail_halves": True}, "rowwise", [4096, 3584, 3584]),
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4000, 4608, 1000]),
         # ... and where the tiles make whole waves (4096^3: 512 tiles), one launch, as without it
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4096, 4096, 4096]),
     ]
+    if CLUSTERS is None:
+        jobs += CLUSTER_JOBS
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-c", OFFLINE, json.dumps(jobs)], cwd=ROOT, capture_output=True,
                           text=True, env=env, timeout=600)  # fmt: skip
@@ -125,6 +152,49 @@ def test_the_gluon_kernel_is_partitioned_into_a_loader_and_mma_warpgroups(compil
         shared_k = "-sk" in k["config"] or "-stream" in k["config"]
         assert k["spill_bytes"] <= (32 if shared_k else 0), k
         assert k["shared_bytes"] <= 227 * 1024, k
+
+
+def test_clusters_share_an_operand_tile_by_multicast_and_release_slots_across_ctas(compiled):
+    if CLUSTERS is not None:
+        pytest.skip(CLUSTERS)
+    clustered = [k for k in compiled if "-cm2" in k["config"] or "-cn2" in k["config"]]
+    assert len(clustered) == sum("cluster_m" in cfg or "cluster_n" in cfg for _, cfg, *_ in CLUSTER_JOBS)
+    twins = 0
+    for k in clustered:
+        # a cluster of two CTAs; the first copies the shared tile into both (one or two boxes of
+        # 128-byte rows), each MMA partition gives a slot back to the first CTA's loader too
+        assert k["cluster"] == 2 and k["multicast"] >= 1 and k["remote_arrive"] >= 1, k
+        plain = k["config"].replace("-cm2", "").replace("-cn2", "")
+        same = ("dtype", "scaling", "shape")
+        twin = next((p for p in compiled if p["config"] == plain and all(p[f] == k[f] for f in same)), None)
+        if twin is not None:  # (a CTA's ring and output tile: what the tile takes alone)
+            assert abs(k["shared_bytes"] - twin["shared_bytes"]) <= 64, (k, twin)
+            twins += 1
+    assert twins == 3  # (the fp16 tile along M and along N, the fp8 one along M)
+    for k in compiled:
+        if k not in clustered:
+            assert k["cluster"] == 1 and k["multicast"] == 0 and k["remote_arrive"] == 0, k
+
+
+def test_clusters_are_refused_where_the_kernel_cannot_run_them():
+    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
+    a = torch.empty(1024, 1024, dtype=torch.float16)
+    kw = dict(block_m=128, block_n=128, block_k=64, stages=4, num_warps=8, programs=132, compile_only=True)
+    if CLUSTERS is not None:  # (Triton 3.6: no cluster at all, with the reason)
+        assert "multicast" in CLUSTERS or "cluster" in CLUSTERS
+        with pytest.raises(ValueError, match="gluon gemm: .*(multicast|cluster)"):
+            gluon_hopper.gemm(a, a, a, cluster_m=2, **kw)
+        return
+    problem = gluon_hopper.cluster_problem
+    assert problem(2, 1, gluon_hopper.PROMOTE_NONE, False) is None
+    assert problem(1, 2, gluon_hopper.PROMOTE_STEP, True) is None
+    assert "no gluon_wg" in problem(2, 1, gluon_hopper.PROMOTE_NONE, True)
+    assert "halves of N" in problem(1, 2, gluon_hopper.PROMOTE_SPLIT, False)
+    assert "2 CTAs along M or N" in problem(2, 2, gluon_hopper.PROMOTE_NONE, False)
+    with pytest.raises(ValueError, match="no split_k, stream_k or tail_halves"):
+        gluon_hopper.gemm(a, a, a, cluster_m=2, split_k=2, counters=torch.zeros(64, dtype=torch.int32), **kw)
+    with pytest.raises(ValueError, match="no gluon_wg"):
+        gluon_hopper.gemm(a, a, a, cluster_m=2, split_warpgroups=True, **kw)
 
 
 def test_split_warpgroups_synchronise_only_within_each_warpgroup(compiled):
@@ -276,6 +346,71 @@ def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accu
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
     if N % 16 == 0:  # (torch._scaled_mm needs K and N divisible by 16)
         native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+        assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+
+
+# Clusters: (BM, BN, BK, warps, stages, variant, along); the second CTA's rows (or columns) past
+# the edge on ragged shapes (3000 rows: the last pair's second tile empty; 5000 columns).
+GPU_CLUSTER_CASES = [
+    ("fp16", (4096, 4096, 4096), (128, 128, 64, 8, 4, "gluon_ws", "m")),
+    ("bf16", (4096, 4096, 4096), (128, 256, 64, 8, 3, "gluon_ws", "n")),
+    ("fp16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_ws", "m")),
+    ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_wg", "n")),
+    ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 8, "gluon_ws", "m")),
+    ("fp16", (129, 4096, 14336), (128, 64, 64, 4, 8, "gluon_ws", "n")),
+]
+
+
+def _cluster_config(tile) -> GemmConfig:
+    *head, variant, along = tile
+    return GemmConfig(*head, variant=variant, **{f"cluster_{along}": 2})
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("dtype", "shape", "tile"), GPU_CLUSTER_CASES, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple) else x
+)
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+def test_gluon_clusters_compute_the_product(dtype, shape, tile, b_layout):
+    if CLUSTERS is not None:
+        pytest.skip(CLUSTERS)
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    M, N, K = shape
+    torch_dtype = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype])
+    a = _randn((M, K), torch_dtype, gen)
+    b = _randn((K, N), torch_dtype, gen) if b_layout == "row" else _randn((N, K), torch_dtype, gen).t()
+    out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
+    for _ in range(3):  # (the ring's barriers go round several times across launches too)
+        kernels.matmul(a, b, out=out, config=_cluster_config(tile))
+        assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("shape", "tile", "scaling"),
+    [
+        ((4096, 3584, 3584), (128, 128, 128, 8, 5, "gluon_ws", "m"), "rowwise"),  # (precise: by step)
+        ((4096, 3584, 3584), (128, 256, 128, 8, 3, "gluon_ws", "m"), "tensorwise"),  # (by halves of N)
+        ((128, 4096, 4096), (64, 64, 128, 4, 8, "gluon_ws", "m"), "rowwise"),
+        ((128, 8192, 8192), (128, 64, 128, 8, 8, "gluon_ws", "n"), "rowwise"),
+        ((1000, 1000, 1008), (128, 64, 128, 8, 8, "gluon_wg", "n"), "tensorwise"),
+    ],
+    ids=str,
+)
+def test_gluon_fp8_clusters_are_as_precise_as_the_native_library(shape, tile, scaling):
+    if CLUSTERS is not None:
+        pytest.skip(CLUSTERS)
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(13)
+    a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
+    kernels.scaled_matmul(a, b, sa, sb, out=out, config=_cluster_config(tile))
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
+    if shape[1] % 16 == 0:
+        native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
         assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
 
 

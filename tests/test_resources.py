@@ -186,6 +186,14 @@ def test_bad_input_is_refused_by_name(library, tmp_path):
     assert proc.returncode == 2 and "tuned with Triton 0.0.1" in proc.stderr
     proc = cli("--target", "h200", "--library", str(tmp_path / "missing.json"))
     assert proc.returncode == 2 and "missing.json" in proc.stderr
+    # a config the launcher refuses on its cell: the cell, the config and the reason, no traceback
+    refused = tmp_path / "refused.json"
+    swap = {**_config(128, 64, 64, 4, 3, "tma"), "swap_ab": True}  # (swap-AB is for 16- and 8-bit operands)
+    entries = {"x": {"cell": "fp32-ieee 16x4096x4096", "config": swap}}
+    refused.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(refused))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "fp32-ieee 16x4096x4096: config BM128-BN64-BK64-w4-s3-g8-tma-swap cannot run this problem" in proc.stderr
 
 
 WS_CHECK = """

@@ -616,6 +616,53 @@ def test_gluon_tail_halves_where_the_last_waves_rows_fit_one_wave_of_half_tiles(
         GemmConfig(128, 64, 64, 8, 3, variant="gluon_ws", tail_halves=True)
 
 
+def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
+    import targets.configs as configs
+    from targets.configs import config_from_name
+
+    for name, cfg in (
+        ("BM128-BN128-BK64-w8-s4-g8-gluon-ws-cm2", GemmConfig(128, 128, 64, 8, 4, variant="gluon_ws", cluster_m=2)),
+        ("BM128-BN64-BK128-w8-s8-g8-gluon-wg-cn2", GemmConfig(128, 64, 128, 8, 8, variant="gluon_wg", cluster_n=2)),
+    ):
+        assert str(cfg) == name and config_from_name(name) == cfg and cfg.clustered
+        assert cfg.as_dict()["cluster_m" if cfg.cluster_m > 1 else "cluster_n"] == 2
+    plain = GemmConfig(128, 128, 64, 8, 4, variant="gluon_ws")
+    assert not plain.clustered and "cluster_m" not in plain.as_dict()  # (libraries written before read the same)
+    for bad, match in (
+        (dict(variant="gluon_ws", cluster_m=2, cluster_n=2), "along M or along N, not both"),
+        (dict(variant="tma", cluster_m=2), "for the Gluon variants"),
+        (dict(variant="gluon_ws", cluster_m=2, split_k=2), "for the Gluon variants"),
+        (dict(variant="gluon_ws", cluster_n=2, stream_k=True), "for the Gluon variants"),
+        (dict(variant="gluon_wg", cluster_m=2), "gluon_wg .* clusters along N only"),
+        (dict(variant="gluon_ws", cluster_m=4), r"cluster_m must be one of \(1, 2\)"),
+        (dict(variant="gluon_ws", cluster_n=True), r"cluster_n must be one of"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            GemmConfig(128, 128, 64, 8, 4, **bad)
+    # a cluster where there are two tiles to pair: gluon_wg along N only, fp8's by-halves tiles along M only
+    assert [str(c) for c in configs._clusters(GemmConfig(128, 128, 64, 8, 4, variant="gluon_wg"), 4096, 4096, 2)] == [
+        "BM128-BN128-BK64-w8-s4-g8-gluon-wg-cn2"
+    ]
+    wide = GemmConfig(128, 256, 128, 8, 3, variant="gluon_ws")
+    assert [c.cluster_m for c in configs._clusters(wide, 4096, 3584, 1)] == [2]
+    assert [c.cluster_n for c in configs._clusters(wide, 128, 3584, 1)] == []  # (one tile row; by halves)
+    assert [c.cluster_n for c in configs._clusters(wide, 128, 3584, 2)] == [2]
+    # offered only for a Triton whose clusters have run on a GPU (GLUON_CLUSTER_TRITON), and that has them
+    h200 = get("h200")
+    configs._candidate_configs.cache_clear()
+    monkeypatch.setattr(configs, "GLUON_CLUSTER_TRITON", ())
+    assert not any(c.clustered for c in candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None))
+    configs._candidate_configs.cache_clear()
+    monkeypatch.setattr(configs, "GLUON_CLUSTER_TRITON", (configs._triton_version(),))
+    offered = [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None) if c.clustered]
+    configs._candidate_configs.cache_clear()
+    if configs.gluon_cluster_problem() is not None:  # (Triton 3.6: none, listed or not)
+        assert offered == []
+    else:
+        assert offered and all(c.uses_gluon and c.split_k == 1 and not c.tail_halves for c in offered)
+        assert {c.cluster_m for c in offered} == {1, 2} and {c.cluster_n for c in offered} == {1, 2}
+
+
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
     from targets.configs import gluon_c_tile_bytes
 
