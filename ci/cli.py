@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="config names as the library writes them, e.g. BM1-BN64-BK256-w4-s1-g8-sks8-fma")  # fmt: skip
     trial.add_argument("--rounds", type=int, default=0,
                        help="interleaved timing rounds per cell (default: 30 on GPU, 2 in the interpreter)")  # fmt: skip
+    trial.add_argument("--no-library", action="store_true",
+                       help="leave out the launcher's own choice (the tuned library's entry, else an autotune of the "
+                            "cell: long where the installed Triton has no library)")  # fmt: skip
     trial.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     trial.set_defaults(func=_lazy("ci.trial"))
 

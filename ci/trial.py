@@ -42,9 +42,11 @@ def parse(cells: list[str], configs: list[str]) -> tuple[list, list]:
     return parsed_cells, parsed_configs
 
 
-def trial_cell(cell, configs: list, *, device: str, spec, rounds: int) -> list[dict]:
+def trial_cell(cell, configs: list, *, device: str, spec, rounds: int, library: bool = True) -> list[dict]:
     """One row per side of `cell`: {"side", "config", "seconds", "rel_error", "error"}; the timed
-    sides' seconds are medians of the interleaved rounds (None where a side did not run)."""
+    sides' seconds are medians of the interleaved rounds (None where a side did not run).
+    `library` False: no side of the launcher's own choice (where the installed Triton has no
+    tuned library, that choice is an autotune of the cell)."""
     from benchmarks.cells import TOLERANCE, Prepared, relative_error
     from benchmarks.measure import timed_sides, timing_plan
     from benchmarks.timing import measure
@@ -69,13 +71,14 @@ def trial_cell(cell, configs: list, *, device: str, spec, rounds: int) -> list[d
         calls.append(lambda ops: prep.native(operands=ops))
     else:
         rows.append({"side": "native", "config": "-", "error": reason})
-    library = {"side": "library", "config": "?"}
-    check(library, prep.triton)
-    if (chosen := autotune.last()) is not None:
-        library["config"] = str(chosen.config)
-    rows.append(library)
-    if "error" not in library:
-        calls.append(lambda ops: prep.triton(operands=ops))
+    if library:
+        choice = {"side": "library", "config": "?"}
+        check(choice, prep.triton)
+        if (chosen := autotune.last()) is not None:
+            choice["config"] = str(chosen.config)
+        rows.append(choice)
+        if "error" not in choice:
+            calls.append(lambda ops: prep.triton(operands=ops))
     for cfg in configs:
         row = {"side": "named", "config": str(cfg)}
         check(row, lambda cfg=cfg: prep.triton(config=cfg))
@@ -144,7 +147,9 @@ def main(args) -> int:
     results = {}
     for i, cell in enumerate(cells, 1):
         print(f"[{i}/{len(cells)}] {cell.name}", file=sys.stderr, flush=True)
-        results[cell.name] = trial_cell(cell, configs, device=device, spec=spec, rounds=rounds)
+        results[cell.name] = trial_cell(
+            cell, configs, device=device, spec=spec, rounds=rounds, library=not args.no_library
+        )
     if interpreter:
         print("NOTE: no GPU - Triton's CPU interpreter: the times are NOT performance, only the checks count.")
     print(render(results, interpreter=interpreter))

@@ -58,6 +58,18 @@ def test_all_named_configs_right_exits_zero():
     proc = cli("--cells", "fp16 3x40x72 bias+gelu", "--configs", "BM4-BN32-BK32-w4-s1-g8-fma", "--rounds", "1")
     assert proc.returncode == 0, proc.stderr
     assert "| fp16 3x40x72 bias+gelu | named | `BM4-BN32-BK32-w4-s1-g8-fma` |" in proc.stdout
+    assert "| fp16 3x40x72 bias+gelu | library |" in proc.stdout
+
+
+def test_without_the_library_only_native_and_the_named_configs_are_timed(tmp_path):
+    out = tmp_path / "try.json"
+    named = ("BM4-BN32-BK32-w4-s1-g8-fma", "BM16-BN32-BK32-w4-s2-g8")
+    proc = cli("--cells", "fp16 3x40x72", "--configs", *named, "--rounds", "1", "--no-library", "--json", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "| library |" not in proc.stdout
+    rows = json.loads(out.read_text())["cells"]["fp16 3x40x72"]
+    assert [(r["side"], r["config"]) for r in rows] == [("native", "-"), *(("named", n) for n in named)]
+    assert all(r["seconds"] > 0 and r["error"] is None for r in rows)
 
 
 @pytest.mark.parametrize(
