@@ -8,6 +8,7 @@ of `params`. A `None` result is a failure, NaN a skip.
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import json
 import math
@@ -91,11 +92,15 @@ def _unquote(value: str) -> str:
 
 
 def load(path: str | Path) -> ResultFile:
+    """An asv result file, plain or gzipped (`.json.gz`: how docs/results keeps the runs)."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        raw = path.read_bytes()
+        data = json.loads(gzip.decompress(raw) if path.suffix == ".gz" else raw)
     except FileNotFoundError:
         raise ResultsError(f"result file {path} does not exist") from None
+    except (gzip.BadGzipFile, EOFError) as err:
+        raise ResultsError(f"result file {path} is not a gzip file: {err}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise ResultsError(f"result file {path} is not valid JSON: {err}") from None
     for key in ("commit_hash", "results", "result_columns", "params"):

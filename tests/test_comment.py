@@ -79,5 +79,5 @@ def test_oversized_comment_is_truncated_least_important_first(tmp_path):
 
 def test_a_realistic_matrix_fits_github(tmp_path):
     d = Path(__file__).resolve().parent.parent / "docs" / "results" / "2026-11-29-h200-aa"
-    body = render([compare(load(d / "warm.json"), load(d / "warm2.json"))])
+    body = render([compare(load(d / "warm.json.gz"), load(d / "warm2.json.gz"))])
     assert len(body) < GITHUB_LIMIT

@@ -198,7 +198,7 @@ def test_bad_settings_name_the_file(tmp_path, text, message):
 def test_h200_aa_files_decide_quickly_and_mostly_unchanged():
     """Real H200 samples (docs/results): two warm A/A runs of one commit."""
     d = Path(__file__).resolve().parent.parent / "docs" / "results" / "2026-11-29-h200-aa"
-    result = compare(load(d / "warm.json"), load(d / "warm2.json"))
+    result = compare(load(d / "warm.json.gz"), load(d / "warm2.json.gz"))
     counts = result.counts()
     assert counts["regressed"] + counts["improved"] <= 2
     assert counts["unchanged"] >= 150

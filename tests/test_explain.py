@@ -63,7 +63,7 @@ def test_the_gemm_kernel_is_picked_over_memsets_and_split_k_reductions():
 
 
 def test_every_cell_below_native_is_listed_with_its_launches(context):
-    rows = explain(EV / "run-warm.json", suite_context_cells(context), 1.0, 132)
+    rows = explain(EV / "run-warm.json.gz", suite_context_cells(context), 1.0, 132)
     assert len(rows) == 84  # (169 fp16/bf16/fp8 cells, 85 of them >= 1.00x in this run)
     assert [r["speedup"] for r in rows] == sorted(r["speedup"] for r in rows) and rows[-1]["speedup"] < 1.0
     by = {r["cell"]: r for r in rows}
@@ -88,18 +88,18 @@ def test_every_cell_below_native_is_listed_with_its_launches(context):
 
 
 def test_the_cli_prints_the_table_and_refuses_what_it_cannot_read(context, tmp_path, capsys):
-    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(context)]) == 0
+    assert cli.main(["explain", str(EV / "run-warm.json.gz"), "--context", str(context)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("| cell | speedup |") and "84 cells below" in out
     assert "`nvjet_sm90_hsh_160x256_64x3_2x1_v_bz_coopA_NNN`" in out
     # no context beside the results (ci/gpu_evidence.sh packs it apart)
-    assert cli.main(["explain", str(EV / "run-warm.json")]) == 2
+    assert cli.main(["explain", str(EV / "run-warm.json.gz")]) == 2
     assert "no context beside" in capsys.readouterr().err
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(empty)]) == 2
+    assert cli.main(["explain", str(EV / "run-warm.json.gz"), "--context", str(empty)]) == 2
     assert f"--context {empty}: no suite context files" in capsys.readouterr().err
-    assert cli.main(["explain", str(EV / "run-warm.json"), "--context", str(context), "--below", "0"]) == 2
+    assert cli.main(["explain", str(EV / "run-warm.json.gz"), "--context", str(context), "--below", "0"]) == 2
     assert "--below must be a speedup > 0" in capsys.readouterr().err
     assert cli.main(["explain", str(tmp_path / "missing.json"), "--context", str(context)]) == 2
     assert "missing.json" in capsys.readouterr().err

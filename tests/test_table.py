@@ -1,5 +1,6 @@
 """`gemmwatch table`: per-cell TFLOP/s and speedup over native, before vs after, from asv result files."""
 
+import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -41,8 +42,8 @@ def test_speedup_is_the_inverse_ratio_and_tflops_come_from_the_shape(tmp_path):
 
 def test_table_of_the_recorded_h200_runs(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "ci.cli", "table", "--before", str(RECORDED / "before.json"),
-         "--after", str(RECORDED / "after.json")],
+        [sys.executable, "-m", "ci.cli", "table", "--before", str(RECORDED / "before.json.gz"),
+         "--after", str(RECORDED / "after.json.gz")],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -55,6 +56,18 @@ def test_bad_input_names_the_file(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(missing)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode == 2 and str(missing) in proc.stderr
+    fake = tmp_path / "plain.json.gz"  # (a .gz that is not gzip)
+    fake.write_text("{}")
+    proc = subprocess.run([sys.executable, "-m", "ci.cli", "table", "--after", str(fake)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and f"result file {fake} is not a gzip file" in proc.stderr
+
+
+def test_a_gzipped_result_file_reads_as_the_plain_one(tmp_path):
+    plain = _run(tmp_path, "aaaa", ratio=0.8, triton_s=1e-3)
+    packed = tmp_path / "aaaa.json.gz"
+    packed.write_bytes(gzip.compress(Path(plain).read_bytes()))
+    assert cell_rows(packed) == cell_rows(plain)
 
 
 def test_runs_of_parts_of_the_matrix_make_one_table_and_a_cell_in_two_is_refused(tmp_path):
