@@ -110,7 +110,7 @@ def compiled():
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_wg"), "stream_k": True}, None),
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "stream_k": True}, "rowwise"),
         ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_ws"), "stream_k": True}, "tensorwise"),
-        # (the cluster configs, where this Triton has Gluon's clusters: CLUSTER_JOBS below)
+        # (the cluster configs, where this Triton has Gluon's clusters: CLUSTER_JOBS above)
         # the last wave in a second launch of half-width tiles (fp8's 128 x 128 then by step)
         ("fp8", {**_gluon(128, 256, 128, 8, 3, "gluon_wg"), "tail_halves": True}, "rowwise", [4096, 3584, 3584]),
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4000, 4608, 1000]),
@@ -280,11 +280,20 @@ GPU_CASES = [
     # 4000 rows: the second launch's last tile row cut by the edge
     ("fp16", (4096, 3584, 3584), (128, 256, 64, 8, 3, "gluon_wg", "halves")),
     ("bf16", (4000, 3584, 1000), (128, 256, 64, 8, 3, "gluon_ws", "halves")),
+    # clusters of two CTAs along M or N (where this Triton has them); on ragged shapes the second
+    # CTA's rows or columns past the edge (3000 rows: the last pair's second tile empty)
+    ("fp16", (4096, 4096, 4096), (128, 128, 64, 8, 4, "gluon_ws", "cm2")),
+    ("bf16", (4096, 4096, 4096), (128, 256, 64, 8, 3, "gluon_ws", "cn2")),
+    ("fp16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_ws", "cm2")),
+    ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_wg", "cn2")),
+    ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 8, "gluon_ws", "cm2")),
+    ("fp16", (129, 4096, 14336), (128, 64, 64, 4, 8, "gluon_ws", "cn2")),
 ]
 
 
 def _config(tile) -> GemmConfig:
-    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream" or "halves"]]) as a Gluon config."""
+    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream", "halves", "cm2" or "cn2"]]) as a
+    Gluon config."""
     extra = tile[5:]
     variant = extra[0] if extra else "gluon_ws"
     split = extra[1] if len(extra) > 1 else 1
@@ -292,6 +301,8 @@ def _config(tile) -> GemmConfig:
         return GemmConfig(*tile[:5], variant=variant, stream_k=True)
     if split == "halves":
         return GemmConfig(*tile[:5], variant=variant, tail_halves=True)
+    if split in ("cm2", "cn2"):
+        return GemmConfig(*tile[:5], variant=variant, **{f"cluster_{split[1]}": 2})
     return GemmConfig(*tile[:5], variant=variant, split_k=split)
 
 
@@ -301,6 +312,8 @@ def _config(tile) -> GemmConfig:
 )
 @pytest.mark.parametrize("b_layout", ["row", "col"])
 def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
+    if _config(tile).clustered and CLUSTERS is not None:
+        pytest.skip(CLUSTERS)
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(3)
@@ -349,53 +362,15 @@ def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accu
         assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
 
 
-# Clusters: (BM, BN, BK, warps, stages, variant, along); the second CTA's rows (or columns) past
-# the edge on ragged shapes (3000 rows: the last pair's second tile empty; 5000 columns).
-GPU_CLUSTER_CASES = [
-    ("fp16", (4096, 4096, 4096), (128, 128, 64, 8, 4, "gluon_ws", "m")),
-    ("bf16", (4096, 4096, 4096), (128, 256, 64, 8, 3, "gluon_ws", "n")),
-    ("fp16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_ws", "m")),
-    ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_wg", "n")),
-    ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 8, "gluon_ws", "m")),
-    ("fp16", (129, 4096, 14336), (128, 64, 64, 4, 8, "gluon_ws", "n")),
-]
-
-
-def _cluster_config(tile) -> GemmConfig:
-    *head, variant, along = tile
-    return GemmConfig(*head, variant=variant, **{f"cluster_{along}": 2})
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize(
-    ("dtype", "shape", "tile"), GPU_CLUSTER_CASES, ids=lambda x: "x".join(map(str, x)) if isinstance(x, tuple) else x
-)
-@pytest.mark.parametrize("b_layout", ["row", "col"])
-def test_gluon_clusters_compute_the_product(dtype, shape, tile, b_layout):
-    if CLUSTERS is not None:
-        pytest.skip(CLUSTERS)
-    if not torch.cuda.is_available():
-        pytest.skip("needs a GPU")
-    gen = torch.Generator(device="cuda").manual_seed(11)
-    M, N, K = shape
-    torch_dtype = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[dtype])
-    a = _randn((M, K), torch_dtype, gen)
-    b = _randn((K, N), torch_dtype, gen) if b_layout == "row" else _randn((N, K), torch_dtype, gen).t()
-    out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
-    for _ in range(3):  # (the ring's barriers go round several times across launches too)
-        kernels.matmul(a, b, out=out, config=_cluster_config(tile))
-        assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize(
     ("shape", "tile", "scaling"),
     [
-        ((4096, 3584, 3584), (128, 128, 128, 8, 5, "gluon_ws", "m"), "rowwise"),  # (precise: by step)
-        ((4096, 3584, 3584), (128, 256, 128, 8, 3, "gluon_ws", "m"), "tensorwise"),  # (by halves of N)
-        ((128, 4096, 4096), (64, 64, 128, 4, 8, "gluon_ws", "m"), "rowwise"),
-        ((128, 8192, 8192), (128, 64, 128, 8, 8, "gluon_ws", "n"), "rowwise"),
-        ((1000, 1000, 1008), (128, 64, 128, 8, 8, "gluon_wg", "n"), "tensorwise"),
+        ((4096, 3584, 3584), (128, 128, 128, 8, 5, "gluon_ws", "cm2"), "rowwise"),  # (precise: by step)
+        ((4096, 3584, 3584), (128, 256, 128, 8, 3, "gluon_ws", "cm2"), "tensorwise"),  # (by halves of N)
+        ((128, 4096, 4096), (64, 64, 128, 4, 8, "gluon_ws", "cm2"), "rowwise"),
+        ((128, 8192, 8192), (128, 64, 128, 8, 8, "gluon_ws", "cn2"), "rowwise"),
+        ((1000, 1000, 1008), (128, 64, 128, 8, 8, "gluon_wg", "cn2"), "tensorwise"),
     ],
     ids=str,
 )
@@ -406,7 +381,7 @@ def test_gluon_fp8_clusters_are_as_precise_as_the_native_library(shape, tile, sc
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(13)
     a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
-    kernels.scaled_matmul(a, b, sa, sb, out=out, config=_cluster_config(tile))
+    kernels.scaled_matmul(a, b, sa, sb, out=out, config=_config(tile))
     ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
     if shape[1] % 16 == 0:
