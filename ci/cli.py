@@ -267,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--dtypes", nargs="+", metavar="DTYPE", help="only these dtypes")
     tun.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
     tun.add_argument("--top-k", type=int, default=None,
-                     help="rank only the first K candidates (default: all, at most the target's first 128)")  # fmt: skip
+                     help="rank only the first K candidates (default: all, at most the target's first 128; 0: none, "
+                          "only the library's entries are timed again)")  # fmt: skip
     tun.add_argument("--finalists", type=int, default=2,
                      help="candidates per kernel variant timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
@@ -284,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument(
         "--fresh", action="store_true", help="with --dir: start an empty library there instead (no incumbents timed)"
     )
+    tun.add_argument("--seed", metavar="LIBRARY.json",
+                     help="another Triton version's library of this target: where this version's library has no "
+                          "entry for a bucket, that library's config (and its cells' own) is timed under this Triton "
+                          "beside the candidates, as an incumbent; only what is timed is written (--top-k 0: the "
+                          "seed's configs alone, a quick library for a new Triton)")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
                           "(e.g. 0.9), each tuned on all its selected cells")  # fmt: skip

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import json
 import math
 import re
 import statistics
@@ -111,7 +112,7 @@ def tune_bucket(
     first = cells[0]
     prep = Prepared(first, device)
     space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match)
-    if not candidates and not theirs:
+    if not candidates and not theirs and (top_k != 0 or library is None):
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
     ranked_on = {str(c): cell.name for cell, own in theirs for c in own}
     coarse, failed = {}, {}
@@ -147,6 +148,10 @@ def tune_bucket(
             by_variant.setdefault((*path, ranked_on.get(str(cfg))), []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     key, incumbent = None, None
+    if top_k == 0:  # (no candidate runs to tell the bucket's key: the library's entry for its cells)
+        key = library.key_of_cells([cell.name for cell in cells]) if library is not None else None
+        if key is None:
+            return {"key": None, "skipped": "no library entry for its cells to time again (--top-k 0: no candidates)"}
     times: dict[str, dict] = {}  # cell -> {config: ms}
     native_ms: dict[str, float | None] = {}
 
@@ -157,7 +162,11 @@ def tune_bucket(
         except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
             failed[str(cfg)] = f"{cell.name}: {autotune.failure_reason(exc)}"
             return False
-        key = key or autotune.last().key.library_key()
+        actual = autotune.last().key.library_key()
+        if key is not None and key != actual:  # (a key taken from the library's cell names: --top-k 0)
+            failed[str(cfg)] = f"{cell.name}: runs as {actual}, not the library's {key}"
+            return False
+        key = actual
         err = relative_error(out, ref)
         if err > TOLERANCE[cell.dtype]:
             failed[str(cfg)] = f"{cell.name}: wrong result: relative error {err:.3g}"
@@ -274,10 +283,9 @@ def main(args) -> int:
         return 2
     for name in ("top_k", "finalists", "rounds"):
         value = getattr(args, name)
-        if value is not None and value < 1:
-            print(
-                f"gemmwatch tune: --{name.replace('_', '-')} must be a positive integer, got {value}", file=sys.stderr
-            )
+        if value is not None and value < (0 if name == "top_k" else 1):
+            what = "a non-negative" if name == "top_k" else "a positive"
+            print(f"gemmwatch tune: --{name.replace('_', '-')} must be {what} integer, got {value}", file=sys.stderr)
             return 2
     match = None
     if args.match is not None:
@@ -332,6 +340,13 @@ def main(args) -> int:
     path = library.library_path(spec.name, triton.__version__, directory)
     lib = library.load(spec.name, triton.__version__, directory)
     source = library.library_path(spec.name, triton.__version__, library.library_dir())
+    seed = None
+    if args.seed:
+        try:
+            seed = load_seed(Path(args.seed), spec.name, triton.__version__)
+        except ValueError as err:
+            print(f"gemmwatch tune: --seed {args.seed}: {err}", file=sys.stderr)
+            return 2
     if not path.exists() and not args.fresh and source.exists():
         # A scratch directory (e.g. a scheduled re-tune's, compared with `tuned-diff` afterwards):
         # start from the library the launcher reads, so the buckets' configs are timed beside the
@@ -380,7 +395,7 @@ def main(args) -> int:
             finalists=args.finalists,
             spec=spec,
             device=device,
-            library=lib,
+            library=lib if seed is None else Seeded(lib, seed),
             refine=args.refine,
             match=match,
         )
@@ -394,6 +409,8 @@ def main(args) -> int:
             continue
         key = entry.pop("key")
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        if seed is not None and entry["incumbent"] and key not in lib.entries and key in seed.entries:
+            entry["incumbent"]["triton"] = seed.triton  # (the seed's config, timed under this Triton)
         earlier = earlier_results(lib.entries.get(key), entry)
         if earlier:
             entry["earlier"] = earlier
@@ -403,13 +420,14 @@ def main(args) -> int:
         was = entry["incumbent"]
         verdict = ""
         if was:
+            whose = f" (Triton {was['triton']}'s)" if was.get("triton") else ""
             verdict = (
-                "; kept the incumbent"
+                f"; kept the incumbent{whose}"
                 if was["config"] == str(GemmConfig(**entry["config"]))
                 else (
-                    f"; replaced {was['config']} ({was['time_ms']:.4f} ms)"
+                    f"; replaced {was['config']}{whose} ({was['time_ms']:.4f} ms)"
                     if was["time_ms"]
-                    else f"; replaced {was['config']} (failed)"
+                    else f"; replaced {was['config']}{whose} (failed)"
                 )
             )
         print(
@@ -427,6 +445,45 @@ def main(args) -> int:
               f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
               f"with them, or with --shapes {shapes} --dtypes {dtypes})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
+
+
+def load_seed(path: Path, target: str, triton_version: str):
+    """The library `--seed` names: of this target, measured with another Triton version."""
+    from targets import library
+
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError("no such file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"not a tuned-config library (not JSON: {err})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("entries"), dict) or "triton" not in data:
+        raise ValueError("not a tuned-config library (no 'triton' and 'entries')")
+    if data.get("target") != target:
+        raise ValueError(f"a library of target {data.get('target')!r}; this is {target!r}")
+    if data["triton"] == triton_version:
+        raise ValueError(f"this Triton's own library ({triton_version}): tune with --dir (it starts from it) instead")
+    return library.Library(target, data["triton"], data.get("meta", {}), data["entries"])
+
+
+class Seeded:
+    """The incumbents a seeded tune times: this Triton's library entry where it has one, else the
+    seed's (another Triton version's) entry, re-timed under this Triton, never copied as it is."""
+
+    def __init__(self, lib, seed):
+        self.lib, self.seed = lib, seed
+
+    def _source(self, key: str):
+        return self.lib if key in self.lib.entries else self.seed
+
+    def config_for(self, key: str, shape=None):
+        return self._source(key).config_for(key, shape)
+
+    def shape_configs(self, key: str) -> dict:
+        return self._source(key).shape_configs(key)
+
+    def key_of_cells(self, cells: list[str]) -> str | None:
+        return self.lib.key_of_cells(cells) or self.seed.key_of_cells(cells)
 
 
 def earlier_results(old: dict | None, new: dict) -> dict:

@@ -105,6 +105,15 @@ class Library:
             out[name] = (config, speed * bucket_ms / own_ms if speed and bucket_ms else None)
         return out
 
+    def key_of_cells(self, cells: list[str]) -> str | None:
+        """The key of the entry tuned on any of these cells (its first cell or one of its
+        `cells`), None where there is none."""
+        wanted = set(cells)
+        for key, entry in self.entries.items():
+            if entry.get("cell") in wanted or wanted & set(entry.get("cells") or ()):
+                return key
+        return None
+
     def runners_up(self, key: str) -> list[GemmConfig]:
         """The other configs the tune timed on every cell of `key`'s bucket, best first (by the
         geometric mean of each cell's time relative to its fastest, `bucket_score`): what runs

@@ -125,10 +125,12 @@ def test_resume_since_skips_the_buckets_measured_since_then(tuned):
     )
 
 
-@pytest.mark.parametrize("option", ["--top-k", "--finalists", "--rounds"])
+@pytest.mark.parametrize("option", ["--finalists", "--rounds"])
 def test_tune_rejects_non_positive_counts(option):
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", option, "0")
     assert proc.returncode == 2 and f"{option} must be a positive integer, got 0" in proc.stderr
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--top-k", "-1")
+    assert proc.returncode == 2 and "--top-k must be a non-negative integer, got -1" in proc.stderr
 
 
 def test_match_narrows_the_space_to_one_kernel_path(tmp_path):
@@ -438,3 +440,58 @@ def test_a_buckets_other_cells_bring_the_configs_only_they_are_offered():
     assert candidates and not set(candidates) & {c for _, own in theirs for c in own}
     # one cell: nothing of another's
     assert bucket_candidates(spec, "fp8_e4m3", cells[:1], 24)[2] == []
+
+
+def test_a_seeded_tune_times_another_triton_versions_configs_and_writes_only_what_it_timed(tmp_path):
+    # A new Triton's first library: each bucket's config from the previous version's library, timed
+    # under this Triton (--top-k 0: nothing else), recorded as the incumbent with its version.
+    from targets import candidate_configs, detect
+
+    seeded = candidate_configs(detect(), "fp16", 64, 64, 64)[-1]  # one a search would not rank first
+    key, other = "matmul|fp16|-|rowrow|64x64x64", "matmul|bf16|-|rowrow|4096x4096x4096"
+    old = {
+        key: {"cell": "fp16 64x64x64", "config": seeded.as_dict(), "measured": "2026-11-01T00:00:00+00:00",
+              "tried": {}, "failed": {}},
+        other: {"cell": "bf16 4096x4096x4096", "config": seeded.as_dict(), "tried": {}, "failed": {}},
+    }  # fmt: skip
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps({"target": "cpu-interpreter", "triton": "0.0.1", "meta": {}, "entries": old}))
+    args = ("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--rounds", "1")
+    proc = cli(*args, "--top-k", "0", "--seed", str(seed), "--dir", str(tmp_path / "new"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(library.library_path("cpu-interpreter", triton.__version__, tmp_path / "new").read_text())
+    assert data["triton"] == triton.__version__ and set(data["entries"]) == {key}  # (the bf16 one: not timed here)
+    entry = data["entries"][key]
+    assert entry["config"] == seeded.as_dict() and set(entry["tried"]) == {str(seeded)}
+    assert entry["incumbent"]["config"] == str(seeded) and entry["incumbent"]["triton"] == "0.0.1"
+    assert entry["incumbent"]["time_ms"] == pytest.approx(entry["tried"][str(seeded)], rel=1e-5)
+    assert "kept the incumbent (Triton 0.0.1's)" in proc.stdout
+    # with candidates too, the seed's config is timed beside them
+    proc = cli(*args, "--top-k", "1", "--seed", str(seed), "--dir", str(tmp_path / "new2"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(library.library_path("cpu-interpreter", triton.__version__, tmp_path / "new2").read_text())
+    assert str(seeded) in data["entries"][key]["tried"] and len(data["entries"][key]["tried"]) == 2
+    # --top-k 0 with no library entry for the cells: the bucket is skipped, saying why
+    proc = cli(*args, "--top-k", "0", "--dir", str(tmp_path / "none"), "--fresh")
+    assert proc.returncode == 0 and "no library entry for its cells to time again" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{", "not a tuned-config library (not JSON"),
+        ({"target": "h200", "triton": "0.0.1", "entries": {}}, "a library of target 'h200'; this is 'cpu-interpreter'"),
+        ({"target": "cpu-interpreter", "triton": triton.__version__, "entries": {}}, "this Triton's own library"),
+        ({"target": "cpu-interpreter", "entries": {}}, "not a tuned-config library (no 'triton' and 'entries')"),
+    ],
+)
+def test_a_seed_that_is_no_other_versions_library_of_this_target_is_refused(tmp_path, content, message):
+    seed = tmp_path / "seed.json"
+    if content is not None:
+        seed.write_text(content if isinstance(content, str) else json.dumps(content))
+    out = tmp_path / "out"
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--top-k", "0", "--seed", str(seed),
+               "--dir", str(out))  # fmt: skip
+    assert proc.returncode == 2 and f"--seed {seed}: {message}" in proc.stderr, proc.stderr
+    assert not out.exists()
