@@ -37,6 +37,13 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   order. Partials lie in 8 x 8 blocks (`_partial_offsets`): a warp's 8-byte accesses then fill two
   128-byte lines per instruction (fp8 128 x 128 tiles of 128x6144x4096: a 3.8 us fix-up, 7.3 us in
   the tile's row-major order; docs/BENCHMARKS.md, 2026-12-02 eighth session).
+- Clusters (CLUSTER_M or CLUSTER_N 2; Triton with Gluon's CTA clusters, 3.9): two CTAs on
+  neighbouring tiles along M share B's tile, along N A's; the cluster's first CTA copies the shared
+  tile from L2 once into both CTAs' ring slots (TMA multicast), each CTA copies its own half of the
+  other operand, and each MMA partition gives a slot back to its own loader and to the first
+  CTA's (`_release`). The kernel's tile is the cluster's, laid over the CTAs by its layouts
+  (`_cga`); each CTA holds what its tile alone would. As cuBLAS's kernels do in most of the cells
+  where this one loses (docs/BENCHMARKS.md, 2026-12-03 fourth session).
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
