@@ -110,7 +110,8 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         ours_tiles = math.ceil(c.M / cfg.block_m) * math.ceil(c.N / cfg.block_n)
         rows, cols = min(cfg.block_m, c.M), min(cfg.block_n, c.N)  # (a tile wider than the matrix: what is there)
         ours_load = math.ceil(ours_tiles / sms) * rows * cols
-        row["ours"] = f"{cfg.block_m}x{cfg.block_n}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
+        cluster = f", cluster {cfg.cluster_m}x{cfg.cluster_n}" if cfg.clustered else ""
+        row["ours"] = f"{cfg.block_m}x{cfg.block_n}{cluster}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
         ours_bytes = _bytes_per_output(rows, cols)
     name, main = main_kernel(entry.get("native_kernels") or [], entry.get("native_launches") or [])
     row["native_kernel"] = short_kernel_name(name, 60) if name else "not recorded"
@@ -127,8 +128,12 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
             f"{tile.m}x{tile.n}, cluster {tile.cluster[0]}x{tile.cluster[1]}: {tiles} tiles, {tiles / sms:.2f} waves"
             + (f", {ctas} CTAs" + (" (persistent)" if persistent else "") if ctas else "")
         )
-        if tile.cluster_size > 1:
-            facts.append(f"native clusters of {tile.cluster_size} (operand tiles multicast)")
+        ours_cluster = cfg.cluster_m * cfg.cluster_n if cfg is not None else 1
+        if tile.cluster_size > ours_cluster:  # (ours: clusters of 2 with Triton 3.9's Gluon, none before)
+            facts.append(
+                f"native clusters of {tile.cluster_size} (operand tiles multicast)"
+                + (f", ours of {ours_cluster}" if ours_cluster > 1 else "")
+            )
         rows, cols = min(tile.n, c.M), min(tile.m, c.N)
         native_load = math.ceil(tiles / sms) * rows * cols
         if ours_load is not None and ours_load > 1.05 * native_load:
@@ -177,7 +182,8 @@ def render(rows: list[dict], sms: int) -> str:
     unknown = sum(r["native"] == "-" for r in rows)
     lines.append("")
     lines.append(
-        f"{len(rows)} cells below; the native kernel runs clusters in {clustered}; our busiest SM has more "
+        f"{len(rows)} cells below; the native kernel runs clusters (larger than ours) in {clustered}; our busiest "
+        f"SM has more "
         f"outputs to compute in {rounds}; the native tile not known from the kernel's name in {unknown}."
     )
     return "\n".join(lines)

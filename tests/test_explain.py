@@ -62,6 +62,25 @@ def test_the_gemm_kernel_is_picked_over_memsets_and_split_k_reductions():
     assert main_kernel([], []) == (None, None)
 
 
+def test_our_clusters_are_shown_and_only_a_larger_native_cluster_is_a_difference():
+    from ci.explain import explain_cell
+
+    native = {"native_kernels": ["nvjet_sm90_qqtst_128x128_128x6_2x1_v_bz_coopA_algo2_TNT"]}
+    plain = explain_cell(
+        "fp8_e4m3 4096x3584x3584", 0.92, {"config": "BM128-BN128-BK128-w8-s6-g8-gluon-wg", **native}, 132
+    )
+    assert "native clusters of 2 (operand tiles multicast)" in plain["facts"]
+    paired = explain_cell(
+        "fp8_e4m3 4096x3584x3584", 0.97, {"config": "BM128-BN128-BK128-w8-s6-g8-gluon-wg-cn2", **native}, 132
+    )
+    assert paired["ours"].startswith("128x128, cluster 1x2: 896 tiles") and "native clusters" not in paired["facts"]
+    eight = {"native_kernels": ["nvjet_sm90_qqtst_72x64_128x12_4x2_h_bz_algo2_TNN"]}
+    small = explain_cell(
+        "fp8_e4m3 128x3584x3584", 0.9, {"config": "BM64-BN64-BK128-w4-s8-g8-gluon-ws-cm2", **eight}, 132
+    )
+    assert "native clusters of 8 (operand tiles multicast), ours of 2" in small["facts"]
+
+
 def test_every_cell_below_native_is_listed_with_its_launches(context):
     rows = explain(EV / "run-warm.json.gz", suite_context_cells(context), 1.0, 132)
     assert len(rows) == 84  # (169 fp16/bf16/fp8 cells, 85 of them >= 1.00x in this run)
