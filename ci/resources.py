@@ -9,7 +9,8 @@ once: the first thing to look at for a cell below the native library.
 
 The library must be for the Triton version installed (the compiler decides the
 resources): run it in an environment with that Triton (ci/make_triton_env.sh).
-NVIDIA targets only.
+NVIDIA targets only. A config the launcher refuses on its cell, or that fails to compile, is a row
+with its reason, the others still compiled; the exit status is then 1 (bad input: 2).
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
 
     from benchmarks.cells import Prepared
     from benchmarks.matrix import MatrixError, parse_cell
+    from kernels import autotune
     from targets import GemmConfig
     from targets.library import Library
 
@@ -123,15 +125,15 @@ def resources(spec, library: dict, cells: list[str] | None = None) -> list[dict]
                 raise ResourcesError(str(err)) from None
             # The benchmarks' own operands (dtypes, layouts, sizes), uninitialised: only compiled.
             prep = Prepared(cell, "cpu", values=False)
+            row = {"cell": cell.name, "config": str(config), "speedup": speedup, "kernels": [], "error": None}
             with matmul.compile_only(spec.sm_count) as compiled:
                 try:
                     prep.triton(config=config)
-                except ValueError as err:  # (a config the launcher refuses here: the reason, no traceback)
-                    raise ResourcesError(f"{cell.name}: {err}") from None
-            rows.append({
-                "cell": cell.name, "config": str(config), "speedup": speedup,
-                "kernels": [_usage(k) for k in compiled],
-            })  # fmt: skip
+                except Exception as exc:  # noqa: BLE001 - refused or failed to compile: a row with its reason
+                    row["error"] = autotune.failure_reason(exc)
+            if row["error"] is None:
+                row["kernels"] = [_usage(k) for k in compiled]
+            rows.append(row)
     finally:
         driver._active = saved
     return rows
@@ -154,6 +156,9 @@ def render(spec, rows: list[dict]) -> str:
     ]
     for row in rows:
         speed = f"{row['speedup']:.3f}x" if row["speedup"] else "n/a"
+        if row.get("error"):
+            reason = row["error"].replace("|", "/").replace("\n", " ")
+            lines.append(f"| {row['cell']} | `{row['config']}` | {speed} | **not compiled**: {reason} | | | | | |")
         for k in row["kernels"]:
             spill = f"**{k['spill_bytes']}**" if k["spill_bytes"] else "0"
             lines.append(
@@ -201,4 +206,8 @@ def main(args) -> int:
         print(f"gemmwatch resources: {err}", file=sys.stderr)
         return 2
     sys.stdout.write(render(spec, rows))
+    failed = [f"{r['cell']}: {r['config']}" for r in rows if r.get("error")]
+    if failed:
+        print(f"gemmwatch resources: {len(failed)} config(s) not compiled: {'; '.join(failed)}", file=sys.stderr)
+        return 1
     return 0

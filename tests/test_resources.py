@@ -186,14 +186,22 @@ def test_bad_input_is_refused_by_name(library, tmp_path):
     assert proc.returncode == 2 and "tuned with Triton 0.0.1" in proc.stderr
     proc = cli("--target", "h200", "--library", str(tmp_path / "missing.json"))
     assert proc.returncode == 2 and "missing.json" in proc.stderr
-    # a config the launcher refuses on its cell: the cell, the config and the reason, no traceback
-    refused = tmp_path / "refused.json"
+
+
+def test_a_config_the_launcher_refuses_is_a_row_with_its_reason_and_the_others_are_still_compiled(tmp_path):
     swap = {**_config(128, 64, 64, 4, 3, "tma"), "swap_ab": True}  # (swap-AB is for 16- and 8-bit operands)
-    entries = {"x": {"cell": "fp32-ieee 16x4096x4096", "config": swap}}
-    refused.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(refused))
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-    assert "fp32-ieee 16x4096x4096: config BM128-BN64-BK64-w4-s3-g8-tma-swap cannot run this problem" in proc.stderr
+    entries = {
+        "x": {"cell": "fp32-ieee 16x4096x4096", "config": swap},
+        "y": {"cell": "bf16 16x4096x4096", "config": _config(16, 64, 64, 4, 3, "splitk", 4)},
+    }
+    path = tmp_path / "lib.json"
+    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
+    proc = cli("--target", "h200", "--library", str(path))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "1 config(s) not compiled: fp32-ieee 16x4096x4096: BM128-BN64-BK64-w4-s3-g8-tma-swap" in proc.stderr
+    rows = _rows(proc.stdout)
+    assert [r[0] for r in rows] == ["bf16 16x4096x4096"] * 2 + ["fp32-ieee 16x4096x4096"]  # (split K: two kernels)
+    assert rows[2][3].startswith("**not compiled**: ValueError: config BM128-BN64-BK64-w4-s3-g8-tma-swap cannot run")
 
 
 WS_CHECK = """
