@@ -140,11 +140,13 @@ def tune_bucket(
             coarse.update(search.timings_ms)
             failed.update({cfg: f"{cell.name}: {why}" for cfg, why in search.failed.items()})
             candidates += own
-        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K): each its own code
-        # path; and the configs ranked on another cell than the first apart (not timed on the same)
+        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K, its clusters): each its
+        # own code path; and the configs ranked on another cell than the first apart (not timed on the same)
         by_variant: dict[tuple, list] = {}
         for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
-            path = (cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1)
+            path = (
+                cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1, cfg.clustered,
+            )  # fmt: skip
             by_variant.setdefault((*path, ranked_on.get(str(cfg))), []).append(cfg)
         chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
     key, incumbent = None, None
