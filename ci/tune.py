@@ -112,7 +112,7 @@ def tune_bucket(
     first = cells[0]
     prep = Prepared(first, device)
     space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match)
-    if not candidates and not theirs and (top_k != 0 or library is None):
+    if not candidates and not theirs and top_k != 0:  # (--top-k 0: the library's entry alone, below)
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
     ranked_on = {str(c): cell.name for cell, own in theirs for c in own}
     coarse, failed = {}, {}
@@ -356,6 +356,7 @@ def main(args) -> int:
         lib = library.load(spec.name, triton.__version__, library.library_dir())
         print(f"gemmwatch tune: {directory} has no {path.name}: starting from {source} ({len(lib.entries)} "
               f"entries; --fresh starts an empty one)", flush=True)  # fmt: skip
+    incumbents = lib if seed is None else Seeded(lib, seed)
     began_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     lib.meta = {
         **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},
@@ -397,7 +398,7 @@ def main(args) -> int:
             finalists=args.finalists,
             spec=spec,
             device=device,
-            library=lib if seed is None else Seeded(lib, seed),
+            library=incumbents,
             refine=args.refine,
             match=match,
         )
@@ -411,7 +412,7 @@ def main(args) -> int:
             continue
         key = entry.pop("key")
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        if seed is not None and entry["incumbent"] and key not in lib.entries and key in seed.entries:
+        if entry["incumbent"] and seed is not None and incumbents.from_seed(key):
             entry["incumbent"]["triton"] = seed.triton  # (the seed's config, timed under this Triton)
         earlier = earlier_results(lib.entries.get(key), entry)
         if earlier:
@@ -475,8 +476,12 @@ class Seeded:
     def __init__(self, lib, seed):
         self.lib, self.seed = lib, seed
 
+    def from_seed(self, key: str) -> bool:
+        """Whether `key`'s incumbent is the seed's (this Triton's library has no entry for it)."""
+        return key not in self.lib.entries
+
     def _source(self, key: str):
-        return self.lib if key in self.lib.entries else self.seed
+        return self.seed if self.from_seed(key) else self.lib
 
     def config_for(self, key: str, shape=None):
         return self._source(key).config_for(key, shape)
