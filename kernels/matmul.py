@@ -274,8 +274,8 @@ def _gemv_partial(
     own layout: each thread's 16-byte loads run along K, so the sum is mostly its own, then its
     warp's. (The rows' 3-D product, `_mma`'s FMA, converts its operands through shared memory at
     every step. On the H200 this form's tiles ran the fp8 decode cells 3-10% faster than the
-    library's matrix configs had. Where B is N-major
-    the sum crosses warps at every step, and the 3-D form was faster: docs/BENCHMARKS.md. The next
+    library's matrix configs had. Where B is N-major the sum crosses warps at every step, and the
+    3-D form was faster: docs/BENCHMARKS.md. The next
     step's loads issued before this step's products, two steps of B in flight per program, were
     slower there too: the registers of two tiles halved the programs an SM holds.)
     """

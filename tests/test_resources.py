@@ -25,12 +25,12 @@ def _config(bm, bn, bk, warps, stages, variant="tile", split_k=1):
             "variant": variant, "split_k": split_k}  # fmt: skip
 
 
-def _resources_of(tmp_path, entries: dict):
+def _resources_of(tmp_path, entries: dict, returncode: int = 0):
     """`gemmwatch resources --target h200` of a library of these entries (for the installed Triton)."""
     path = tmp_path / "lib.json"
     path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
     proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == returncode, proc.stderr
     return proc
 
 
@@ -194,10 +194,8 @@ def test_a_config_the_launcher_refuses_is_a_row_with_its_reason_and_the_others_a
         "x": {"cell": "fp32-ieee 16x4096x4096", "config": swap},
         "y": {"cell": "bf16 16x4096x4096", "config": _config(16, 64, 64, 4, 3, "splitk", 4)},
     }
-    path = tmp_path / "lib.json"
-    path.write_text(json.dumps({"target": "h200", "triton": triton.__version__, "meta": {}, "entries": entries}))
-    proc = cli("--target", "h200", "--library", str(path))
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    proc = _resources_of(tmp_path, entries, returncode=1)
+    assert "Traceback" not in proc.stderr, proc.stderr
     assert "1 config(s) not compiled: fp32-ieee 16x4096x4096: BM128-BN64-BK64-w4-s3-g8-tma-swap" in proc.stderr
     rows = _rows(proc.stdout)
     assert [r[0] for r in rows] == ["bf16 16x4096x4096"] * 2 + ["fp32-ieee 16x4096x4096"]  # (split K: two kernels)
