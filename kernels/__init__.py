@@ -8,7 +8,15 @@ On a machine without a GPU, set TRITON_INTERPRET=1 before importing triton
 (or this package) to run them in Triton's interpreter, for correctness only.
 """
 
+import os
+
 from targets.detect import interpreter_requested
+
+# Floating-point contraction (a * b + c as one fma) in the kernels, as Triton compiled them before
+# 3.9 and as their figures were measured: Triton 3.9 warns when this is left unset, since its
+# default turns to no contraction in 3.10, which would change what the kernels compute. An
+# explicit setting wins.
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 if interpreter_requested():
     from kernels._interpreter import apply_interpreter_fixes

@@ -117,7 +117,7 @@ if GLUON_IMPORT_ERROR is None:
     _thread_barrier = getattr(gl, "thread_barrier", None) or gl.barrier
 
     @gluon.jit
-    def _no_cluster_mbarriers(batch: gl.constexpr):
+    def _no_cluster_mbarriers(batch: gl.constexpr, two_ctas: gl.constexpr = False):
         gl.static_assert(
             False, "this Triton's Gluon has no CTA-cluster barriers (kernels.gluon_hopper.CLUSTER_PROBLEM)"
         )
@@ -376,12 +376,15 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_loader(
-        a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
+        a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr,
         CLUSTER_N: gl.constexpr,
     ):  # fmt: skip
-        """The loader partition: fill the ring in the order the MMA partition consumes it."""
+        """The loader partition: fill the ring in the order the MMA partition consumes it. In a
+        cluster the first CTA's loader, which also writes the shared operand into the other CTAs'
+        slots, waits for a slot on `lead` (every CTA's MMA partitions), the others on their own
+        `empty` (`_release`)."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
         units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
         step = 0
@@ -393,7 +396,12 @@ if GLUON_IMPORT_ERROR is None:
                 slot = step % STAGES
                 # A barrier starts in phase 0 with the preceding phase (1) complete: the first
                 # pass over the ring finds every slot empty.
-                mbarrier.wait(empty.index(slot), ((step // STAGES) & 1) ^ 1)
+                if CLUSTER_M * CLUSTER_N == 1:
+                    mbarrier.wait(empty.index(slot), ((step // STAGES) & 1) ^ 1)
+                else:
+                    phase = ((step // STAGES) & 1) ^ 1
+                    mbarrier.wait(lead.index(slot), phase, pred=_cluster_rank() == 0)
+                    mbarrier.wait(empty.index(slot), phase, pred=_cluster_rank() != 0)
                 _issue_loads(
                     a_desc, b_desc, a_bufs.index(slot), b_bufs.index(slot), ready.index(slot),
                     off_m, off_n, ki * BLOCK_K, B_KMAJOR, CLUSTER_M, CLUSTER_N,
@@ -413,24 +421,24 @@ if GLUON_IMPORT_ERROR is None:
         return a, b_bufs.index(slot)
 
     @gluon.jit
-    def _release(empty, step, pred=True, CLUSTER: gl.constexpr = 1):
+    def _release(empty, lead, step, pred=True, CLUSTER: gl.constexpr = 1):
         """Give ring slot of `step` back to the loader (the MMA that read it has finished).
 
         In a cluster the first CTA's loader also writes the shared operand into the other CTAs'
-        slots, so its `empty` barrier hears from every CTA's MMA partitions; the other CTAs'
-        loaders write their own shared memory only, and their barrier hears from their own
-        partitions, CLUSTER counts at once (each barrier then counts CLUSTER per partition)."""
+        slots: every CTA's MMA partitions arrive at `lead`, one barrier per slot that lives in the
+        first CTA (Gluon's two-CTA barrier: initialised there, counting the cluster's arrivals,
+        each routed to it), and the other CTAs' partitions also at their own `empty`, which
+        their loaders (writing their own shared memory only) wait on."""
         STAGES: gl.constexpr = empty.type.shape[0]
         if CLUSTER == 1:
             mbarrier.arrive(empty.index(step % STAGES), pred=pred)
         else:
-            slot = empty.index(step % STAGES)
-            mbarrier.arrive(slot, from_cta=0, pred=pred)
-            mbarrier.arrive(slot, count=CLUSTER, pred=(_cluster_rank() != 0) & pred)
+            mbarrier.arrive(lead.index(step % STAGES), pred=pred)
+            mbarrier.arrive(empty.index(step % STAGES), pred=(_cluster_rank() != 0) & pred)
 
     @gluon.jit
     def _ws_mma(
-        a_bufs, b_bufs, ready, empty, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
+        a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
         M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
@@ -473,11 +481,11 @@ if GLUON_IMPORT_ERROR is None:
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
                     acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
                     acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
-                    _release(empty, step + empty.type.shape[0] - 1, pred=ki > k_lo, CLUSTER=CLUSTER)
+                    _release(empty, lead, step + empty.type.shape[0] - 1, pred=ki > k_lo, CLUSTER=CLUSTER)
                     step += 1
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 _release(
-                    empty, step + empty.type.shape[0] - 1, pred=k_hi > k_lo, CLUSTER=CLUSTER
+                    empty, lead, step + empty.type.shape[0] - 1, pred=k_hi > k_lo, CLUSTER=CLUSTER
                 )  # (a unit may have no K step)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
@@ -493,7 +501,7 @@ if GLUON_IMPORT_ERROR is None:
                     cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
                     acc += part
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
-                    _release(empty, step, CLUSTER=CLUSTER)
+                    _release(empty, lead, step, CLUSTER=CLUSTER)
                     step += 1
                 acc += part
                 _finish(
@@ -516,7 +524,7 @@ if GLUON_IMPORT_ERROR is None:
                     part = warpgroup_mma(a, b.slice(HALF, HALF).permute((1, 0)), zero, use_acc=False, is_async=True)
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(part,))
                     acc1 += part
-                    _release(empty, step, CLUSTER=CLUSTER)
+                    _release(empty, lead, step, CLUSTER=CLUSTER)
                     step += 1
                 _finish(
                     acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
@@ -558,28 +566,32 @@ if GLUON_IMPORT_ERROR is None:
         if CLUSTER == 1:
             ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
             empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-        else:  # (a barrier in each CTA of the cluster)
+            lead = empty  # (no cluster: no other CTA's arrivals)
+        else:  # (`ready` and `empty`: a barrier in each CTA; `lead`: one, in the first CTA)
             ready = _cluster_mbarriers(batch=STAGES)
             empty = _cluster_mbarriers(batch=STAGES)
+            lead = _cluster_mbarriers(batch=STAGES, two_ctas=True)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
             # (a slot is free once every MMA partition is done with it: `_release`)
-            mbarrier.init(empty.index(i), count=PARTS * CLUSTER)
+            mbarrier.init(empty.index(i), count=PARTS)
+            if CLUSTER > 1:  # (PARTS per CTA: Gluon counts the two-CTA barrier's arrivals per CTA)
+                mbarrier.init(lead.index(i), count=PARTS)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
         # call: the two forms below differ in the second MMA partition alone)
         if SPLIT_WARPGROUPS:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
                                num_warps)),
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
                                num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
                                   CLUSTER_N)),
                 ],
@@ -589,11 +601,11 @@ if GLUON_IMPORT_ERROR is None:
         else:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
+                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
                                ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
                                B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
                                num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, num_programs, whole,
+                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
                                   BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
                                   CLUSTER_N)),
                 ],

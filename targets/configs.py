@@ -510,7 +510,7 @@ def gluon_cluster_problem() -> str | None:
 # gpu tests): the candidates include cluster configs only there. None yet: the GPU box has Triton
 # 3.6, which has no clusters, and 3.9's compile offline (tests/test_gluon.py) but have not run. A
 # config named by hand (`gemmwatch try --configs`, a library entry) runs wherever they compile.
-GLUON_CLUSTER_TRITON: tuple[str, ...] = ()
+GLUON_CLUSTER_TRITON: tuple[str, ...] = ("3.9",)
 
 
 def gluon_clusters_offered() -> bool:
