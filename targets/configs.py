@@ -507,9 +507,9 @@ def gluon_cluster_problem() -> str | None:
 
 
 # Triton versions whose Gluon clusters have computed the product on a Hopper GPU (tests/test_gluon.py's
-# gpu tests): the candidates include cluster configs only there. None yet: the GPU box has Triton
-# 3.6, which has no clusters, and 3.9's compile offline (tests/test_gluon.py) but have not run. A
-# config named by hand (`gemmwatch try --configs`, a library entry) runs wherever they compile.
+# gpu tests): the candidates include cluster configs only there. 3.9: on the H200, 2026-12-03
+# (docs/BENCHMARKS.md, fifth session); 3.6 has no clusters. A config named by hand (`gemmwatch
+# try --configs`, a library entry) runs wherever they compile.
 GLUON_CLUSTER_TRITON: tuple[str, ...] = ("3.9",)
 
 

@@ -606,3 +606,19 @@ def test_a_shape_the_tune_timed_runs_its_own_fastest_config_where_it_beat_the_bu
         out = kernels.matmul(a, b)
         assert (autotune.last().method, autotune.last().config) == ("tuned", expected), M
         assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("0", "0")])
+def test_the_kernels_keep_fp_contraction_unless_told_otherwise(given, expected):
+    # (Triton 3.9 warns where TRITON_DEFAULT_FP_FUSION is unset, 3.10 turns contraction off: the
+    # package pins what its figures were measured with, and an explicit setting wins)
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_DEFAULT_FP_FUSION"}
+    if given is not None:
+        env["TRITON_DEFAULT_FP_FUSION"] = given
+    code = "import os, kernels; print(os.environ['TRITON_DEFAULT_FP_FUSION'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == expected
