@@ -277,7 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "fastest output tiles (default 2; 0: none)")  # fmt: skip
     tun.add_argument("--match", metavar="REGEX",
                      help="only the candidate configs whose names this finds, e.g. 'fma$' (one kernel path); the "
-                          "library's entry is still timed against them and kept unless one is faster")  # fmt: skip
+                          "library's entry is still timed against them and kept unless one is faster (a pattern "
+                          "that starts with '-' goes after '=': --match=-c[mn]2$)")  # fmt: skip
     tun.add_argument("--dir", metavar="DIR",
                      help="library directory (default: the launcher's, $GEMMWATCH_TUNED_DIR or targets/tuned); "
                           "one without a library for this target and Triton starts from the launcher's, so its "

@@ -299,7 +299,7 @@ def main(args) -> int:
     if (args.below is None) != (args.run is None):
         print("gemmwatch tune: --below SPEEDUP and --run RESULT.json go together", file=sys.stderr)
         return 2
-    slow = None
+    slow = measured = None
     if args.below is not None:
         from ci.asv_results import ResultsError
         from ci.table import cell_rows
@@ -313,6 +313,7 @@ def main(args) -> int:
             print(f"gemmwatch tune: --run: {err}", file=sys.stderr)
             return 2
         slow = {cell for cell, row in rows.items() if row["speedup"] is not None and row["speedup"] < args.below}
+        measured = {cell for cell, row in rows.items() if row["speedup"] is not None}
     interpreter = use_interpreter_without_gpu()
     if interpreter and not args.allow_interpreter:
         print(
@@ -372,6 +373,11 @@ def main(args) -> int:
         picked = [c for c in cells if c.name in slow]
         print(f"gemmwatch tune: {len(picked)} of the {len(cells)} selected cells are below {args.below:g}x native "
               f"in {args.run}" + (f": {', '.join(c.name for c in picked)}" if picked else ""), flush=True)  # fmt: skip
+        unmeasured = [c for c in cells if c.name not in measured]
+        if unmeasured:  # (a run of part of the matrix: its other cells are not known to be slow)
+            print(f"gemmwatch tune: {len(unmeasured)} of the {len(cells)} selected cells have no speedup in {args.run}, "
+                  f"so none of them is tuned: {', '.join(c.name for c in unmeasured[:8])}"
+                  + (", ..." if len(unmeasured) > 8 else ""), flush=True)  # fmt: skip
         # A bucket with a slow cell is tuned on all its selected cells: its entry serves them all,
         # and a config that helps the slow one must not be picked blind to what it costs the others.
         buckets = {key: members for key, members in buckets.items() if any(c.name in slow for c in members)}

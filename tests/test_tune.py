@@ -391,6 +391,15 @@ def test_below_tunes_only_the_cells_a_run_found_slower_than_asked(tmp_path):
     proc, run, entries = _tune_below(tmp_path, ratios, ["64x64x64"], ["fp16", "bf16"])
     assert f"1 of the 2 selected cells are below 0.9x native in {run}: fp16 64x64x64" in proc.stdout
     assert [entry["cell"] for entry in entries.values()] == ["fp16 64x64x64"]
+    assert "have no speedup" not in proc.stdout
+
+
+def test_below_says_which_selected_cells_the_run_did_not_measure(tmp_path):
+    # A run of part of the matrix (bf16 only, at 0.8x native): the fp16 cell is not known to be slow.
+    ratios = {("64x64x64", "bf16"): 1.25}
+    proc, run, entries = _tune_below(tmp_path, ratios, ["64x64x64"], ["fp16", "bf16"])
+    assert f"1 of the 2 selected cells have no speedup in {run}, so none of them is tuned: fp16 64x64x64" in proc.stdout
+    assert [entry["cell"] for entry in entries.values()] == ["bf16 64x64x64"]
 
 
 def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
