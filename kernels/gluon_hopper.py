@@ -40,10 +40,12 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
 - Clusters (CLUSTER_M or CLUSTER_N 2; Triton with Gluon's CTA clusters, 3.9): two CTAs on
   neighbouring tiles along M share B's tile, along N A's; the cluster's first CTA copies the shared
   tile from L2 once into both CTAs' ring slots (TMA multicast), each CTA copies its own half of the
-  other operand, and each MMA partition gives a slot back to its own loader and to the first
-  CTA's (`_release`). The kernel's tile is the cluster's, laid over the CTAs by its layouts
-  (`_cga`); each CTA holds what its tile alone would. As cuBLAS's kernels do in most of the cells
-  where this one loses (docs/BENCHMARKS.md, 2026-12-03 fourth session).
+  other operand, and each MMA partition gives a slot back to the first CTA's loader (by a barrier
+  that lives in the first CTA, Gluon's two-CTA barrier) and, in the other CTA, to its own
+  (`_release`). The kernel's tile is the cluster's, laid over the CTAs by its layouts (`_cga`);
+  each CTA holds what its tile alone would. As cuBLAS's kernels do in most of the cells where this
+  one loses (docs/BENCHMARKS.md, 2026-12-03 fourth session); on the H200 they compute the product
+  and are mostly slower than one CTA (2026-12-03 fifth session).
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
@@ -575,7 +577,7 @@ if GLUON_IMPORT_ERROR is None:
             mbarrier.init(ready.index(i), count=1)
             # (a slot is free once every MMA partition is done with it: `_release`)
             mbarrier.init(empty.index(i), count=PARTS)
-            if CLUSTER > 1:  # (PARTS per CTA: Gluon counts the two-CTA barrier's arrivals per CTA)
+            if CLUSTER > 1:  # (PARTS per CTA: Gluon multiplies a two-CTA barrier's count by its CTAs)
                 mbarrier.init(lead.index(i), count=PARTS)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
