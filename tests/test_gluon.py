@@ -324,6 +324,9 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     out = torch.full((M, N), float("nan"), dtype=torch_dtype, device="cuda")
     kernels.matmul(a, b, out=out, config=_config(tile))
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
+    for _ in range(2 if _config(tile).clustered else 0):  # (a cluster's barriers across launches too)
+        kernels.matmul(a, b, out=out, config=_config(tile))
+        assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE[dtype]
     if _config(tile).split_k > 1 or _config(tile).stream_k:  # counters left zeroed, partials summed in one order:
         for _ in range(4):  # the same bits at every launch (units arrive in another order each time)
             assert torch.equal(kernels.matmul(a, b, config=_config(tile)), out)
