@@ -183,8 +183,7 @@ def render(rows: list[dict], sms: int) -> str:
     lines.append("")
     lines.append(
         f"{len(rows)} cells below; the native kernel runs clusters (larger than ours) in {clustered}; our busiest "
-        f"SM has more "
-        f"outputs to compute in {rounds}; the native tile not known from the kernel's name in {unknown}."
+        f"SM has more outputs to compute in {rounds}; the native tile not known from the kernel's name in {unknown}."
     )
     return "\n".join(lines)
 
