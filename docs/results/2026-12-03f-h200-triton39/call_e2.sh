@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Both Triton versions' whole matrix on one card, so `gemmwatch compare --axis triton` can call
+# cells (it calls nothing across cards). Call E2 (the call before carried .t39/p0 to /tmp/t39parts):
+# Triton 3.9 unpacked, its library's fp32-ieee 8192^3 bucket re-tuned with candidates (the 3.6
+# config re-timed in call C spills under 3.9: 339 ms), then the whole matrix under Triton 3.9.
+set -uo pipefail
+out=${OUT:-/tmp/out}
+mkdir -p "$out" /tmp/t39 /tmp/tuned
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+if [ ! -f /tmp/t39/triton/__init__.py ]; then
+  [ -d .t39/p0 ] || cp -r /tmp/t39parts/p0 .t39/
+  (cd .t39 && cat p*/part* | sha256sum -c <(sed 's/triton.tar.xz/-/' SHA256)) || exit 1
+  cat .t39/p*/part* | xz -d | tar -x -C /tmp/t39 || exit 1
+fi
+export PYTHONPATH=/tmp/t39:/tmp/site:$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw --format=csv | tee "$out/versions.txt"
+cp targets/tuned/*.json /tmp/tuned/
+timeout 200 python3 -m ci.cli tune --shapes 8192x8192x8192 --dtypes fp32-ieee --top-k 16 --refine 1 --finalists 2 \
+  --deadline 150 --dir /tmp/tuned > "$out/tune-fp32.log" 2>&1; echo "== tune: exit $?"; grep "^\[" "$out/tune-fp32.log"
+mkdir -p "$out/tuned"; cp /tmp/tuned/h200-triton3.9.0.json "$out/tuned/"
+export PYTHONPATH=/tmp/t39:/tmp/site
+EVIDENCE_COMMIT=1 GEMMWATCH_NATIVE_KERNELS=1 GEMMWATCH_TUNED_DIR=/tmp/tuned RUNS="t39" INJECT= \
+  PACK=$out/ev39.tgz WORK=/tmp/w bash ci/gpu_evidence.sh /tmp/ev39 330 2>&1 | tail -5
