@@ -15,8 +15,8 @@ fi
 export PYTHONPATH=/tmp/t39:/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw --format=csv | tee "$out/versions.txt"
 cp targets/tuned/*.json /tmp/tuned/
-timeout 200 python3 -m ci.cli tune --shapes 8192x8192x8192 --dtypes fp32-ieee --top-k 16 --refine 1 --finalists 2 \
-  --deadline 150 --dir /tmp/tuned > "$out/tune-fp32.log" 2>&1; echo "== tune: exit $?"; grep "^\[" "$out/tune-fp32.log"
+timeout 110 python3 -m ci.cli tune --shapes 8192x8192x8192 --dtypes fp32-ieee --top-k 8 --refine 0 --finalists 1 \
+  --deadline 60 --dir /tmp/tuned > "$out/tune-fp32.log" 2>&1; echo "== tune: exit $?"; grep "^\[" "$out/tune-fp32.log"
 mkdir -p "$out/tuned"; cp /tmp/tuned/h200-triton3.9.0.json "$out/tuned/"
 export PYTHONPATH=/tmp/t39:/tmp/site
 EVIDENCE_COMMIT=1 GEMMWATCH_NATIVE_KERNELS=1 GEMMWATCH_TUNED_DIR=/tmp/tuned RUNS="t39" INJECT= \
