@@ -24,6 +24,9 @@ from pathlib import Path
 REPLACE_MARGIN = 0.01
 # Rounds of the coarse pass's graph timing per candidate (the fine pass takes --rounds).
 COARSE_ROUNDS = 5
+# A seeded tune calls the seed's config regressed where it runs this much slower under this Triton
+# than the seed library recorded under its own (far above card-to-card differences, 1-3% on the H200).
+SEED_REGRESSION = 1.25
 
 
 def coarse_ms(fn) -> float:
@@ -387,6 +390,7 @@ def main(args) -> int:
     why = "--resume" if args.resume else "--resume-since"
     bucket_seconds: list[float] = []  # of the buckets tuned (what the deadline judges by)
     not_reached: list = []
+    regressed: list = []  # (cells, the seed's config, its ms under the seed's Triton, under this one)
     for i, members in enumerate(buckets.values(), 1):
         cell = members[0]
         others = f" (+ {', '.join(c.name for c in members[1:])})" if len(members) > 1 else ""
@@ -420,6 +424,17 @@ def main(args) -> int:
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         if entry["incumbent"] and seed is not None and incumbents.from_seed(key):
             entry["incumbent"]["triton"] = seed.triton  # (the seed's config, timed under this Triton)
+            before = seed_time_ms(seed.entries.get(key), entry["cell"])
+            if before:
+                entry["incumbent"]["seed_time_ms"] = before  # (under the seed's Triton, as it recorded)
+                now = entry["incumbent"]["time_ms"]
+                if now is None or now > before * SEED_REGRESSION:
+                    regressed.append((members, entry["incumbent"]["config"], before, now))
+                    print(f"[{i}/{len(buckets)}] {cell.name}: the seed's config {entry['incumbent']['config']} "
+                          + (f"takes {now:.4f} ms under Triton {triton.__version__}, {now / before:.1f}x its "
+                             f"{before:.4f} ms under {seed.triton}" if now is not None
+                             else f"fails under Triton {triton.__version__} (it ran under {seed.triton})")
+                          + ": a Triton regression", flush=True)  # fmt: skip
         earlier = earlier_results(lib.entries.get(key), entry)
         if earlier:
             entry["earlier"] = earlier
@@ -447,6 +462,15 @@ def main(args) -> int:
         )
     lib.save(path)
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
+    if regressed:
+        cells_of = [c for members, *_ in regressed for c in members]
+        print(f"gemmwatch tune: {len(regressed)} buckets whose config from Triton {seed.triton}'s library runs over "
+              f"{SEED_REGRESSION:g}x slower (or fails) under Triton {triton.__version__}: "
+              + "; ".join(f"{members[0].name} {cfg} ({'failed' if now is None else f'{now / before:.2f}x'})"
+                          for members, cfg, before, now in regressed)
+              + f". A regression of the compiler to report (`gemmwatch bisect --triton` narrows it); tune those "
+              f"buckets with candidates: --shapes {' '.join(dict.fromkeys(f'{c.M}x{c.N}x{c.K}' for c in cells_of))} "
+              f"--dtypes {' '.join(dict.fromkeys(c.dtype for c in cells_of))}", flush=True)  # fmt: skip
     if not_reached:
         shapes = " ".join(dict.fromkeys(f"{c.M}x{c.N}x{c.K}" for c in not_reached))
         dtypes = " ".join(dict.fromkeys(c.dtype for c in not_reached))
@@ -454,6 +478,16 @@ def main(args) -> int:
               f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
               f"with them, or with --shapes {shapes} --dtypes {dtypes})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
+
+
+def seed_time_ms(seed_entry: dict | None, cell: str) -> float | None:
+    """What the seed library recorded for its config on `cell` (the entry's first cell, or one of
+    its `cells`): None where it recorded nothing for that cell."""
+    if not seed_entry:
+        return None
+    if seed_entry.get("cell") == cell:
+        return seed_entry.get("time_ms")
+    return ((seed_entry.get("cells") or {}).get(cell) or {}).get("time_ms")
 
 
 def load_seed(path: Path, target: str, triton_version: str):

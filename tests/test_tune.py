@@ -485,6 +485,45 @@ def test_a_seeded_tune_times_another_triton_versions_configs_and_writes_only_wha
     assert proc.returncode == 0 and "no library entry for its cells to time again" in proc.stdout, proc.stdout
 
 
+@pytest.mark.parametrize(("recorded_ms", "regressed"), [(1e-9, True), (1e9, False)])
+def test_a_seeded_tune_calls_out_a_seed_config_much_slower_under_this_triton(tmp_path, recorded_ms, regressed):
+    # On the H200 a Triton 3.6 config ran 16x slower under Triton 3.9 (it spills there): a seeded tune
+    # says so, bucket by bucket and at the end, with the options that tune those buckets properly,
+    # and records the seed's own figure beside the one timed now. (In the interpreter the timed
+    # figure is some milliseconds: a recorded 1e-9 ms makes it a regression, 1e9 ms not.)
+    from targets import candidate_configs, detect
+
+    seeded = candidate_configs(detect(), "fp16", 64, 64, 64)[-1]
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    old = {
+        key: {"cell": "fp16 64x64x64", "config": seeded.as_dict(), "time_ms": recorded_ms, "tried": {}, "failed": {}}
+    }
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps({"target": "cpu-interpreter", "triton": "0.0.1", "meta": {}, "entries": old}))
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--rounds", "1",
+               "--top-k", "0", "--seed", str(seed), "--dir", str(tmp_path / "new"))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(library.library_path("cpu-interpreter", triton.__version__, tmp_path / "new").read_text())
+    incumbent = data["entries"][key]["incumbent"]
+    assert incumbent["triton"] == "0.0.1" and incumbent["seed_time_ms"] == recorded_ms
+    said = f"fp16 64x64x64: the seed's config {seeded} takes"
+    summary = "buckets whose config from Triton 0.0.1's library runs over 1.25x slower"
+    if regressed:
+        assert said in proc.stdout and "under 0.0.1: a Triton regression" in proc.stdout, proc.stdout
+        assert f"1 {summary}" in proc.stdout and "--shapes 64x64x64 --dtypes fp16" in proc.stdout, proc.stdout
+    else:
+        assert said not in proc.stdout and summary not in proc.stdout, proc.stdout
+
+
+def test_the_seeds_figure_is_read_for_the_entrys_first_cell_or_one_of_its_cells():
+    from ci.tune import seed_time_ms
+
+    entry = {"cell": "fp16 1000x1000x1000", "time_ms": 0.5, "cells": {"fp16 1024x1024x1024": {"time_ms": 0.6}}}
+    assert seed_time_ms(entry, "fp16 1000x1000x1000") == 0.5
+    assert seed_time_ms(entry, "fp16 1024x1024x1024") == 0.6
+    assert seed_time_ms(entry, "bf16 1024x1024x1024") is None and seed_time_ms(None, "fp16 1000x1000x1000") is None
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
