@@ -464,7 +464,8 @@ def main(args) -> int:
     print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
     if regressed:
         cells_of = [c for members, *_ in regressed for c in members]
-        print(f"gemmwatch tune: {len(regressed)} buckets whose config from Triton {seed.triton}'s library runs over "
+        print(f"gemmwatch tune: {len(regressed)} bucket{'s' * (len(regressed) != 1)} whose config from Triton "
+              f"{seed.triton}'s library runs over "
               f"{SEED_REGRESSION:g}x slower (or fails) under Triton {triton.__version__}: "
               + "; ".join(f"{members[0].name} {cfg} ({'failed' if now is None else f'{now / before:.2f}x'})"
                           for members, cfg, before, now in regressed)
