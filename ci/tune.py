@@ -470,15 +470,18 @@ def main(args) -> int:
               + "; ".join(f"{members[0].name} {cfg} ({'failed' if now is None else f'{now / before:.2f}x'})"
                           for members, cfg, before, now in regressed)
               + f". A regression of the compiler to report (`gemmwatch bisect --triton` narrows it); tune those "
-              f"buckets with candidates: --shapes {' '.join(dict.fromkeys(f'{c.M}x{c.N}x{c.K}' for c in cells_of))} "
-              f"--dtypes {' '.join(dict.fromkeys(c.dtype for c in cells_of))}", flush=True)  # fmt: skip
+              f"buckets with candidates: {selection_options(cells_of)}", flush=True)  # fmt: skip
     if not_reached:
-        shapes = " ".join(dict.fromkeys(f"{c.M}x{c.N}x{c.K}" for c in not_reached))
-        dtypes = " ".join(dict.fromkeys(c.dtype for c in not_reached))
         print(f"gemmwatch tune: --deadline {args.deadline:g} s: {len(not_reached)} cells not reached: "
               f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
-              f"with them, or with --shapes {shapes} --dtypes {dtypes})", file=sys.stderr)  # fmt: skip
+              f"with them, or with {selection_options(not_reached)})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
+
+
+def selection_options(cells) -> str:
+    """The `--shapes` and `--dtypes` that select `cells` (and whatever else those shapes x dtypes hold)."""
+    shapes = " ".join(dict.fromkeys(f"{c.M}x{c.N}x{c.K}" for c in cells))
+    return f"--shapes {shapes} --dtypes {' '.join(dict.fromkeys(c.dtype for c in cells))}"
 
 
 def seed_time_ms(seed_entry: dict | None, cell: str) -> float | None:

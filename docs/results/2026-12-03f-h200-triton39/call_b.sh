@@ -4,13 +4,8 @@
 # kernel as it is against the one-arrival protocol of one_arrival.patch, applied to the box's copy).
 set -uo pipefail
 out=${OUT:-/tmp/out}
-mkdir -p "$out" /tmp/t39
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-if [ ! -f /tmp/t39/triton/__init__.py ]; then
-  [ -d .t39/p0 ] || cp -r /tmp/t39parts/p0 .t39/
-  (cd .t39 && cat p*/part* | sha256sum -c <(sed 's/triton.tar.xz/-/' SHA256)) || exit 1
-  cat .t39/p*/part* | xz -d | tar -x -C /tmp/t39 || exit 1
-fi
+mkdir -p "$out"
+source docs/results/2026-12-03f-h200-triton39/unpack_t39.sh
 export PYTHONPATH=/tmp/t39:/tmp/site:$PWD PYTHONUNBUFFERED=1
 python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)" | tee "$out/versions.txt"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw --format=csv | tee -a "$out/versions.txt"

@@ -5,13 +5,8 @@
 # config re-timed in call C spills under 3.9: 339 ms), then the whole matrix under Triton 3.9.
 set -uo pipefail
 out=${OUT:-/tmp/out}
-mkdir -p "$out" /tmp/t39 /tmp/tuned
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-if [ ! -f /tmp/t39/triton/__init__.py ]; then
-  [ -d .t39/p0 ] || cp -r /tmp/t39parts/p0 .t39/
-  (cd .t39 && cat p*/part* | sha256sum -c <(sed 's/triton.tar.xz/-/' SHA256)) || exit 1
-  cat .t39/p*/part* | xz -d | tar -x -C /tmp/t39 || exit 1
-fi
+mkdir -p "$out" /tmp/tuned
+source docs/results/2026-12-03f-h200-triton39/unpack_t39.sh
 export PYTHONPATH=/tmp/t39:/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw --format=csv | tee "$out/versions.txt"
 cp targets/tuned/*.json /tmp/tuned/
