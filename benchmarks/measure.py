@@ -206,6 +206,8 @@ def protocol_id() -> str:
         knobs.append(f"workspaces={placement_workspaces()}")
     if not early_workspaces():
         knobs.append("early-workspaces=0")
+    if flush_buffer_count() != int(DEFAULT_FLUSH_BUFFERS):
+        knobs.append(f"flush-buffers={flush_buffer_count()}")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -279,16 +281,34 @@ def early_workspaces() -> bool:
     return _env_switch(ENV_EARLY_WORKSPACES, "1")
 
 
+# The L2 flush buffers (timing.measure's `flush_buffers`): "0", the protocol up to 2026-12-02b, a
+# buffer allocated for each cell's measurement, wherever the cells before it left room in the
+# allocator; N >= 1, N buffers created when the measuring process starts (`prepare_process`), the
+# calls of a placed cell's replay flushing them in turn.
+ENV_FLUSH_BUFFERS = "GEMMWATCH_FLUSH_BUFFERS"
+DEFAULT_FLUSH_BUFFERS = "0"
+
+
+def flush_buffer_count() -> int:
+    from benchmarks.timing import MAX_FLUSH_BUFFERS
+
+    return _env_int(ENV_FLUSH_BUFFERS, DEFAULT_FLUSH_BUFFERS, 0, MAX_FLUSH_BUFFERS)
+
+
 def prepare_process(device: str) -> None:
     """What a measuring process (the suites' `measure_cells`, a recheck) does before its first cell:
-    on a GPU (unless GEMMWATCH_EARLY_WORKSPACES=0), the placed cells' issuers and their library
-    workspaces are created (one small cuBLAS GEMM each, and one cuBLASLt fp8 GEMM where the chip
-    has fp8)."""
-    if device != "cuda" or not early_workspaces() or not placement_threads():
+    on a GPU, the flush buffers are created (GEMMWATCH_FLUSH_BUFFERS), and (unless
+    GEMMWATCH_EARLY_WORKSPACES=0) the placed cells' issuers and their library workspaces (one small
+    cuBLAS GEMM each, and one cuBLASLt fp8 GEMM where the chip has fp8)."""
+    if device != "cuda":
+        return
+    from benchmarks.timing import prepare_issuers, process_flush_buffers
+
+    if flush_buffer_count():
+        process_flush_buffers(flush_buffer_count())
+    if not early_workspaces() or not placement_threads():
         return
     import torch
-
-    from benchmarks.timing import prepare_issuers
 
     a = torch.randn(16, 16, device="cuda", dtype=torch.float16)
     calls = [lambda: torch.matmul(a, a)]
@@ -388,7 +408,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
     GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
     figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
     GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS; `workspaces`,
-    from GEMMWATCH_WORKSPACES."""
+    from GEMMWATCH_WORKSPACES; `flush_buffers`, from GEMMWATCH_FLUSH_BUFFERS."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
@@ -400,6 +420,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
         "streams": timing_streams(),
         "threads": placement_threads(),
         "workspaces": placement_workspaces(),
+        "flush_buffers": flush_buffer_count(),
     }
 
 

@@ -102,6 +102,7 @@ MIN_REPLAY_SECONDS = 1e-3
 MAX_INNER = 200
 MAX_STREAMS = 16
 MAX_WORKSPACES = 64
+MAX_FLUSH_BUFFERS = 64
 FLUSH_KINDS = ("write", "read")
 # Calls timed shorter than this get no cooldown (see the module docstring); a caller that passes
 # `call_seconds` decides itself.
@@ -231,6 +232,7 @@ def measure(
     call_seconds: float | None = None,
     threads: bool = True,
     workspaces: int | None = None,
+    flush_buffers: int = 0,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -245,6 +247,9 @@ def measure(
     `workspaces`: with threads, the issuers (so cuBLAS workspaces) a placed replay's calls take in
     turn, call k from issuer k mod `workspaces` (default: one per copy, the protocol of every
     recorded result); more spread the library's scratch over more places than there are copies.
+    `flush_buffers`: 0, the flush writes (or reads) a buffer allocated for this measurement; N >= 1,
+    the calls of a replay over copies flush the process's first N flush buffers in turn (call k
+    buffer k mod N; `process_flush_buffers`, kept for the process's life), a single call its first.
     `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
     instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
     calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
@@ -267,6 +272,10 @@ def measure(
         isinstance(workspaces, int) and not isinstance(workspaces, bool) and 1 <= workspaces <= MAX_WORKSPACES
     ):
         raise ValueError(f"workspaces must be an int in 1..{MAX_WORKSPACES}, got {workspaces!r}")
+    if not (isinstance(flush_buffers, int) and not isinstance(flush_buffers, bool)) or not (
+        0 <= flush_buffers <= MAX_FLUSH_BUFFERS
+    ):
+        raise ValueError(f"flush_buffers must be an int in 0..{MAX_FLUSH_BUFFERS}, got {flush_buffers!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     listed = [isinstance(fn, (list, tuple)) for fn in fns]
@@ -293,6 +302,7 @@ def measure(
             call_seconds=call_seconds,
             placed=_issued_apart(fns, threads),
             workspaces=workspaces,
+            flush_buffers=flush_buffers,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -326,24 +336,28 @@ def _measure_cuda(
     call_seconds=None,
     placed=False,
     workspaces=None,
+    flush_buffers=0,
 ) -> Timing:
     import torch
 
     copies = len(sides[0])
-    flush_buffer = None
+    buffers = []
     if flush_l2:
-        if l2_bytes is None:
-            l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
         # Writing twice the L2's size evicts every line the previous kernel left.
-        flush_buffer = torch.zeros(max(2 * l2_bytes, 1 << 20) // 4, dtype=torch.float32, device="cuda")
-
-    def flush():
-        if flush_buffer is None:
-            return
-        if flush_kind == "read":
-            flush_buffer.sum()
+        nbytes = flush_bytes(l2_bytes)
+        if flush_buffers:
+            buffers = process_flush_buffers(flush_buffers if copies > 1 else 1, nbytes)
         else:
-            flush_buffer.zero_()
+            buffers = [torch.zeros(nbytes // 4, dtype=torch.float32, device="cuda")]
+
+    def flush(k=0):
+        if not buffers:
+            return
+        buffer = buffers[k % len(buffers)]
+        if flush_kind == "read":
+            buffer.sum()
+        else:
+            buffer.zero_()
 
     torch.cuda.synchronize()
 
@@ -357,7 +371,7 @@ def _measure_cuda(
 
     # Whole cycles through the copies (every call's previous use of its copy is `copies` calls back),
     # the streams and the issuers (each takes the same share of the calls).
-    cycle = math.lcm(copies, streams, len(issuers) if issuers else 1)
+    cycle = math.lcm(copies, streams, len(issuers) if issuers else 1, max(len(buffers), 1))
 
     def call(side, k):
         """A side's k-th call of a replay: copy k mod copies, on stream k mod streams, from issuer k mod issuers."""
@@ -384,20 +398,18 @@ def _measure_cuda(
             for side in sides:
                 call(side, k)
         if call_seconds is None:
-            per_call = _per_call_seconds(
-                [side[0] for side in sides], stream, flush if flush_buffer is not None else None
-            )
+            per_call = _per_call_seconds([side[0] for side in sides], stream, flush if buffers else None)
             if max(per_call) < COOLDOWN_MIN_CALL_SECONDS:
                 cooldown = 0.0
         else:  # the caller's figure; its `cooldown` is then applied as given
             per_call = [call_seconds] * len(sides)
         inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
-        for side in (*sides, None) if flush_buffer is not None else sides:  # the last: the flushes alone
+        for side in (*sides, None) if buffers else sides:  # the last: the flushes alone
             g = torch.cuda.CUDAGraph()
             # Thread-local: the issuers' calls into the capture are not "unsafe" calls of another thread.
             with torch.cuda.graph(g, stream=stream, capture_error_mode="thread_local" if placed else "global"):
                 for k in range(inner):
-                    flush()
+                    flush(k)
                     if side is not None:
                         call(side, k)
             graphs.append(g)
@@ -429,7 +441,7 @@ def _measure_cuda(
     torch.cuda.synchronize()
     per_call = [[s.elapsed_time(e) / 1e3 / inner for s, e in pairs] for pairs in events]
     idle = (f"+{streams}-streams" if streams > 1 else "") + (f"+cooldown{cooldown:g}" if cooldown else "")
-    if flush_buffer is None:
+    if not buffers:
         method = f"cuda-graph+{copies}-rotating-copies" if copies > 1 else "cuda-graph (warm L2)"
         return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)
     flush_each = per_call.pop()
@@ -437,12 +449,46 @@ def _measure_cuda(
     placements = f"+{copies}-placements" if copies > 1 else ""
     if issuers is not None and len(issuers) != copies:
         placements += f"+{len(issuers)}-workspaces"
+    if len(buffers) > 1:
+        placements += f"+{len(buffers)}-flush-buffers"
     return Timing(
         samples,
         inner=inner,
         flush_seconds=statistics.median(flush_each),
         method=Timing.method + ("-read" if flush_kind == "read" else "") + placements + idle,
     )
+
+
+def flush_bytes(l2_bytes: int | None = None) -> int:
+    """The size of an L2 flush buffer: twice the L2 (at least 1 MiB), whole float32 words."""
+    import torch
+
+    if l2_bytes is None:
+        l2_bytes = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+    return max(2 * l2_bytes, 1 << 20) // 4 * 4
+
+
+_flush_pool: dict[tuple[int, int], list] = {}
+
+
+def process_flush_buffers(n: int, nbytes: int | None = None) -> list:
+    """The process's first `n` L2 flush buffers of `nbytes` (default `flush_bytes()`) on the current
+    device, created when first asked for and kept for the process's life: created when the
+    measuring process starts (benchmarks.measure.prepare_process), where they lie does not depend on
+    the cells measured before, and a replay over several spans as many places in memory."""
+    import torch
+
+    nbytes = nbytes or flush_bytes()
+    pool = _flush_pool.setdefault((torch.cuda.current_device(), nbytes), [])
+    while len(pool) < n:
+        pool.append(torch.zeros(nbytes // 4, dtype=torch.float32, device="cuda"))
+    return pool[:n]
+
+
+def drop_flush_buffers() -> None:
+    """Forget the process's flush buffers (the next measurement creates them anew): for probes of
+    where they lie."""
+    _flush_pool.clear()
 
 
 def rotating_copies(footprint_bytes: int, l2_bytes: int, limit: int = 64) -> int:

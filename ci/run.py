@@ -373,6 +373,7 @@ def check_measurement_knobs() -> None:
         cold_l2_method,
         cooldown,
         early_workspaces,
+        flush_buffer_count,
         flush_kind,
         injected_slowdowns,
         placement_threads,
@@ -391,6 +392,7 @@ def check_measurement_knobs() -> None:
     placement_threads()
     placement_workspaces()
     early_workspaces()
+    flush_buffer_count()
 
 
 def main(args) -> int:

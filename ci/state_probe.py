@@ -19,6 +19,10 @@ every cell (Triton and native interleaved, `timing.measure`) under one phase:
   before each repetition, then memory held 2 MiB more each time, so the next native call allocates
   its workspace (one per stream in torch, used by split-K and stream-K cuBLAS kernels) elsewhere:
   whether a native time follows where that workspace lies;
+- "flush": as "fixed", with the process's flush buffers (`timing.process_flush_buffers`) dropped,
+  the allocator's cache emptied and memory held 34 MiB more before each repetition, so the L2 flush
+  writes elsewhere: whether a time follows where the flush buffer lies (the dirty lines the flush
+  leaves in the L2 are written back while the timed kernel runs);
 
 and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice
 the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
@@ -45,18 +49,19 @@ def _pool_index(handle: int, seen: dict[int, int]) -> int:
     return seen.setdefault(handle, len(seen))
 
 
-PHASES = ("pool", "fixed", "shift", "fresh", "workspace")
+PHASES = ("pool", "fixed", "shift", "fresh", "workspace", "flush")
 COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies", "suite")
 
 
 def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies, or
-    "suite+wsN": as the suites, with N issuers (cuBLAS workspaces) per placed replay."""
-    match = re.fullmatch(r"rotate|suite(\+ws([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
-    if match and all(not n or 1 <= int(n) <= 64 for n in (match[2], match[5])):
+    "suite+wsN" / "suite+fbN": as the suites, with N issuers (cuBLAS workspaces) / N flush buffers
+    per placed replay."""
+    match = re.fullmatch(r"rotate|suite(\+(ws|fb)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
+    if match and all(not n or 1 <= int(n) <= 64 for n in (match[3], match[6])):
         return text
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, write+copiesN / read+copiesN or "
-                                     f"suite+wsN (N in 1..64), got {text!r}")  # fmt: skip
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, write+copiesN / read+copiesN, "
+                                     f"suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
 
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
@@ -72,6 +77,8 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
         plan = timing_plan(prep, spec)
         if "+ws" in cold_l2:  # the issuers a placed replay's calls take in turn (GEMMWATCH_WORKSPACES)
             plan["workspaces"] = int(cold_l2.partition("+ws")[2])
+        if "+fb" in cold_l2:  # the flush buffers a placed replay's calls take in turn (GEMMWATCH_FLUSH_BUFFERS)
+            plan["flush_buffers"] = int(cold_l2.partition("+fb")[2])
         return tuple(timed_sides(prep, "cuda", spec, calls)), plan
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
@@ -122,6 +129,13 @@ def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write
                     clear_workspaces()
                     torch.cuda.empty_cache()
                     held = torch.empty((2 + 2 * rep) << 20, dtype=torch.uint8, device="cuda")
+                if phase == "flush":
+                    from benchmarks.timing import drop_flush_buffers
+
+                    torch.cuda.synchronize()
+                    drop_flush_buffers()
+                    torch.cuda.empty_cache()
+                    held = torch.empty((2 + 34 * rep) << 20, dtype=torch.uint8, device="cuda")
                 if phase == "fresh":
                     # New operands each repetition, after a small block that moves the small ones
                     # (<= 1 MiB: A, C and the like at M <= 16) within their 2 MiB segments too.
@@ -182,12 +196,13 @@ def main(argv=None) -> int:
     parser.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES),
                         help="pool: a new pooled stream per timing; fixed: one stream; shift: one stream, "
                         "the timing's buffers moved by 2 MiB more each repetition; fresh: new operands each repetition; "
-                        "workspace: one stream, torch's cuBLAS workspaces allocated anew elsewhere each repetition")  # fmt: skip
+                        "workspace: one stream, torch's cuBLAS workspaces allocated anew elsewhere each repetition; "
+                        "flush: one stream, the flush buffers allocated anew elsewhere each repetition")  # fmt: skip
     parser.add_argument("--cold-l2", nargs="+", type=cold_l2_method, default=["write"],
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
                         "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
                         "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay); "
-                        "suite+wsN: with N cuBLAS workspaces per placed replay")  # fmt: skip
+                        "suite+wsN / suite+fbN: with N cuBLAS workspaces / N flush buffers per placed replay")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)

@@ -413,3 +413,37 @@ def test_early_workspaces_are_allocated_when_the_process_starts(monkeypatch):
     measure(*placed, rounds=2, warmup=0, stream=_placements_stream(), workspaces=16)
     torch.cuda.synchronize()
     assert torch.cuda.memory_allocated() - before < 1 << 20, "no workspace allocated by the cell"
+
+
+def test_flush_buffers_are_created_when_the_process_starts_and_taken_in_turn(monkeypatch):
+    """GEMMWATCH_FLUSH_BUFFERS=N: `prepare_process` creates N L2 flush buffers, a placed replay's
+    calls flush them in turn (the calls per replay a multiple of N), a single call flushes the
+    first, and no measurement allocates a flush buffer of its own."""
+    from benchmarks.cells import Cell, Prepared
+    from benchmarks.measure import prepare_process
+    from benchmarks.timing import Placements, _flush_pool, drop_flush_buffers, flush_bytes, measure
+
+    monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "4")
+    drop_flush_buffers()
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    prepare_process("cuda")
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - before >= 4 * flush_bytes()
+    (pool,) = _flush_pool.values()
+    assert len(pool) == 4 and len({b.data_ptr() for b in pool}) == 4
+    prep = Prepared(Cell("fp16", 16, 4096, 4096), "cuda")
+    copies = prep.operand_copies(2)  # two copies, four buffers: a cycle of four calls
+    placed = [Placements(lambda ops=ops, call=call: call(operands=ops) for ops in copies)
+              for call in (prep.triton, prep.native)]  # fmt: skip
+    measure(*placed, rounds=1, warmup=1, flush_buffers=4)  # compiles, first calls
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    timing = measure(*placed, rounds=3, warmup=0, flush_buffers=4)
+    single = measure(prep.triton, rounds=3, warmup=0, flush_buffers=4)
+    torch.cuda.synchronize()
+    assert torch.cuda.memory_allocated() - before < flush_bytes(), "no flush buffer allocated by the cells"
+    assert timing.inner % 4 == 0 and timing.method.endswith("+4-flush-buffers"), timing
+    assert "flush-buffers" not in single.method and single.flush_seconds > 0
+    assert all(0 < x < 1e-3 for series in timing.samples for x in series)
+    drop_flush_buffers()

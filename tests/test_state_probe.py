@@ -60,10 +60,11 @@ def test_bad_arguments_and_a_machine_without_a_gpu_are_refused(tmp_path):
     assert state_probe.cold_l2_method("read+copies16") == "read+copies16"
     assert state_probe.cold_l2_method("suite") == "suite"
     assert state_probe.cold_l2_method("suite+ws32") == "suite+ws32"
-    for bad in ("suite+ws0", "suite+ws65", "write+ws8", "suite+copies8"):
+    assert state_probe.cold_l2_method("suite+fb8") == "suite+fb8"
+    for bad in ("suite+ws0", "suite+ws65", "write+ws8", "suite+copies8", "suite+fb0", "write+fb8", "suite+fb"):
         proc = probe("--cells", "fp16 16x32x32", "--cold-l2", bad, "--out", str(tmp_path / "x.json"))
-        assert proc.returncode == 2 and f"suite+wsN (N in 1..64), got {bad!r}" in proc.stderr, proc.stderr
-    proc = probe("--cells", "fp16 16x32x32", "--phases", "workspace", "fixed", "--cold-l2", "suite",
+        assert proc.returncode == 2 and f"suite+fbN (N in 1..64), got {bad!r}" in proc.stderr, proc.stderr
+    proc = probe("--cells", "fp16 16x32x32", "--phases", "workspace", "flush", "fixed", "--cold-l2", "suite",
                  "--out", str(tmp_path / "x.json"))  # fmt: skip
     assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr  # the arguments themselves parse
     proc = probe("--cells", "fp16 16x32x32", "--out", str(tmp_path / "x.json"))  # this machine has no GPU

@@ -151,7 +151,16 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
     monkeypatch.delenv("GEMMWATCH_PLACEMENT_THREADS", raising=False)
     monkeypatch.delenv("GEMMWATCH_WORKSPACES", raising=False)
-    knobs = {"flush_kind": "write", "streams": 1, "threads": True, "workspaces": None}
+    monkeypatch.delenv("GEMMWATCH_FLUSH_BUFFERS", raising=False)
+    from benchmarks.measure import DEFAULT_FLUSH_BUFFERS
+
+    knobs = {
+        "flush_kind": "write",
+        "streams": 1,
+        "threads": True,
+        "workspaces": None,
+        "flush_buffers": int(DEFAULT_FLUSH_BUFFERS),
+    }
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
     plan = timing_plan(fp8_square, h200)
@@ -167,9 +176,10 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
     monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
     monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
+    monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "3")
     plan = timing_plan(decode, h200)
     assert plan["flush_kind"] == "read" and plan["streams"] == 4 and plan["threads"] is False
-    assert plan["workspaces"] == 32
+    assert plan["workspaces"] == 32 and plan["flush_buffers"] == 3
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
@@ -189,7 +199,8 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     from benchmarks.timing import PROTOCOL
 
     for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
-                 "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES"):  # fmt: skip
+                 "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES",
+                 "GEMMWATCH_FLUSH_BUFFERS"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -207,6 +218,13 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith("+workspaces=32")
     monkeypatch.setenv("GEMMWATCH_EARLY_WORKSPACES", "0")
     assert protocol_id().endswith("+workspaces=32+early-workspaces=0")
+    from benchmarks.measure import DEFAULT_FLUSH_BUFFERS
+
+    monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", DEFAULT_FLUSH_BUFFERS)
+    assert protocol_id().endswith("+early-workspaces=0")
+    other = "1" if DEFAULT_FLUSH_BUFFERS != "1" else "0"
+    monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", other)
+    assert protocol_id().endswith(f"+early-workspaces=0+flush-buffers={other}")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -238,6 +256,25 @@ def test_the_workspaces_a_placed_replay_spreads_over_are_checked(monkeypatch):
         with pytest.raises(ValueError, match="workspaces must be an int in 1..64"):
             measure(lambda: None, rounds=1, warmup=0, workspaces=bad)
     assert len(measure(lambda: None, rounds=2, warmup=0, workspaces=32).samples[0]) == 2
+
+
+def test_the_flush_buffers_are_checked_and_none_is_created_off_the_gpu(monkeypatch):
+    from benchmarks import timing
+    from benchmarks.measure import DEFAULT_FLUSH_BUFFERS, flush_buffer_count, prepare_process
+
+    monkeypatch.delenv("GEMMWATCH_FLUSH_BUFFERS", raising=False)
+    assert flush_buffer_count() == int(DEFAULT_FLUSH_BUFFERS)
+    for bad in ("65", "eight", "-1", ""):
+        monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_FLUSH_BUFFERS must be an integer in 0..64, got {bad!r}"):
+            flush_buffer_count()
+    for bad in (-1, 65, 2.0, True, None):
+        with pytest.raises(ValueError, match="flush_buffers must be an int in 0..64"):
+            measure(lambda: None, rounds=1, warmup=0, flush_buffers=bad)
+    monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "8")
+    prepare_process("cpu")  # the interpreter has no L2 to flush: nothing to create
+    assert timing._flush_pool == {}
+    assert len(measure(lambda: None, rounds=2, warmup=0, flush_buffers=8).samples[0]) == 2
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
