@@ -10,7 +10,8 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 GEMMWATCH_TUNED_DIR=$PWD/tar
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv | tee "$out/versions.txt"
 python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)" | tee -a "$out/versions.txt"
 timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py \
-  -k "flush_buffers or placements_are_issued or early_workspaces" > "$out/pytest-flush.txt" 2>&1
+  -k "flush_buffers or placements_are_issued or early_workspaces" > "$out/pytest-flush.txt" 2>&1 ||
+  { tail -n 30 "$out/pytest-flush.txt"; exit 1; }
 tail -n 2 "$out/pytest-flush.txt"
 timeout 200 python3 -m ci.state_probe --out "$out/flush-probe.json" --reps 8 --rounds 30 --phases fixed flush \
   --cold-l2 suite+fb1 suite+fb8 --cells "bf16 128x3584x18944" "fp16 1x3584x18944" "fp16 1x4608x3584" \
