@@ -208,6 +208,8 @@ def protocol_id() -> str:
         knobs.append("early-workspaces=0")
     if flush_buffer_count() != int(DEFAULT_FLUSH_BUFFERS):
         knobs.append(f"flush-buffers={flush_buffer_count()}")
+    if graph_captures() != int(DEFAULT_CAPTURES):
+        knobs.append(f"captures={graph_captures()}")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -293,6 +295,19 @@ def flush_buffer_count() -> int:
     from benchmarks.timing import MAX_FLUSH_BUFFERS
 
     return _env_int(ENV_FLUSH_BUFFERS, DEFAULT_FLUSH_BUFFERS, 0, MAX_FLUSH_BUFFERS)
+
+
+# The CUDA graphs each side of a placed cell's replay is captured in (timing.measure's `captures`):
+# "1", the protocol up to 2026-12-02b, one graph per side; N > 1, N graphs replayed one after
+# another between the same events.
+ENV_CAPTURES = "GEMMWATCH_CAPTURES"
+DEFAULT_CAPTURES = "1"
+
+
+def graph_captures() -> int:
+    from benchmarks.timing import MAX_CAPTURES
+
+    return _env_int(ENV_CAPTURES, DEFAULT_CAPTURES, 1, MAX_CAPTURES)
 
 
 def prepare_process(device: str) -> None:
@@ -408,7 +423,8 @@ def timing_plan(prep: Prepared, spec) -> dict:
     GEMMWATCH_COOLDOWN idle where that is >= COOLDOWN_MIN_ROOFLINE_SECONDS (without the spec's
     figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
     GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS; `workspaces`,
-    from GEMMWATCH_WORKSPACES; `flush_buffers`, from GEMMWATCH_FLUSH_BUFFERS."""
+    from GEMMWATCH_WORKSPACES; `flush_buffers`, from GEMMWATCH_FLUSH_BUFFERS; `captures`, from
+    GEMMWATCH_CAPTURES."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
@@ -421,6 +437,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
         "threads": placement_threads(),
         "workspaces": placement_workspaces(),
         "flush_buffers": flush_buffer_count(),
+        "captures": graph_captures(),
     }
 
 

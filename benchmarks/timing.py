@@ -103,6 +103,7 @@ MAX_INNER = 200
 MAX_STREAMS = 16
 MAX_WORKSPACES = 64
 MAX_FLUSH_BUFFERS = 64
+MAX_CAPTURES = 16
 FLUSH_KINDS = ("write", "read")
 # Calls timed shorter than this get no cooldown (see the module docstring); a caller that passes
 # `call_seconds` decides itself.
@@ -233,6 +234,7 @@ def measure(
     threads: bool = True,
     workspaces: int | None = None,
     flush_buffers: int = 0,
+    captures: int = 1,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -250,6 +252,10 @@ def measure(
     `flush_buffers`: 0, the flush writes (or reads) a buffer allocated for this measurement; N >= 1,
     the calls of a replay over copies flush the process's first N flush buffers in turn (call k
     buffer k mod N; `process_flush_buffers`, kept for the process's life), a single call its first.
+    `captures`: for calls over copies, each side's calls of a replay are captured in that many CUDA
+    graphs, replayed one after another between the same two events (a graph instantiation can
+    set a call's time for all its replays: then a sample spans that many of them); a single call's
+    side is always one graph.
     `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
     instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
     calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
@@ -276,6 +282,8 @@ def measure(
         0 <= flush_buffers <= MAX_FLUSH_BUFFERS
     ):
         raise ValueError(f"flush_buffers must be an int in 0..{MAX_FLUSH_BUFFERS}, got {flush_buffers!r}")
+    if not (isinstance(captures, int) and not isinstance(captures, bool)) or not 1 <= captures <= MAX_CAPTURES:
+        raise ValueError(f"captures must be an int in 1..{MAX_CAPTURES}, got {captures!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     listed = [isinstance(fn, (list, tuple)) for fn in fns]
@@ -303,6 +311,7 @@ def measure(
             placed=_issued_apart(fns, threads),
             workspaces=workspaces,
             flush_buffers=flush_buffers,
+            captures=captures,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -337,6 +346,7 @@ def _measure_cuda(
     placed=False,
     workspaces=None,
     flush_buffers=0,
+    captures=1,
 ) -> Timing:
     import torch
 
@@ -372,6 +382,7 @@ def _measure_cuda(
     # Whole cycles through the copies (every call's previous use of its copy is `copies` calls back),
     # the streams and the issuers (each takes the same share of the calls).
     cycle = math.lcm(copies, streams, len(issuers) if issuers else 1, max(len(buffers), 1))
+    captures = captures if copies > 1 else 1
 
     def call(side, k):
         """A side's k-th call of a replay: copy k mod copies, on stream k mod streams, from issuer k mod issuers."""
@@ -403,18 +414,23 @@ def _measure_cuda(
                 cooldown = 0.0
         else:  # the caller's figure; its `cooldown` is then applied as given
             per_call = [call_seconds] * len(sides)
-        inner = cycle * math.ceil(_choose_inner(per_call) / cycle)
+        # Whole cycles in every graph of a side: call k of the replay is call k of the cycle.
+        inner = cycle * captures * math.ceil(_choose_inner(per_call) / (cycle * captures))
+        per_graph = inner // captures
         for side in (*sides, None) if buffers else sides:  # the last: the flushes alone
-            g = torch.cuda.CUDAGraph()
-            # Thread-local: the issuers' calls into the capture are not "unsafe" calls of another thread.
-            with torch.cuda.graph(g, stream=stream, capture_error_mode="thread_local" if placed else "global"):
-                for k in range(inner):
-                    flush(k)
-                    if side is not None:
-                        call(side, k)
-            graphs.append(g)
+            parts = []
+            for c in range(captures):
+                g = torch.cuda.CUDAGraph()
+                # Thread-local: the issuers' calls into the capture are not "unsafe" calls of another thread.
+                with torch.cuda.graph(g, stream=stream, capture_error_mode="thread_local" if placed else "global"):
+                    for k in range(c * per_graph, (c + 1) * per_graph):
+                        flush(k)
+                        if side is not None:
+                            call(side, k)
+                parts.append(g)
+            graphs.append(_Replay(parts))
     torch.cuda.current_stream().wait_stream(stream)
-    for g in graphs:  # the first replay uploads the graph
+    for g in graphs:  # the first replay uploads the graphs
         g.replay()
     torch.cuda.synchronize()
 
@@ -451,12 +467,25 @@ def _measure_cuda(
         placements += f"+{len(issuers)}-workspaces"
     if len(buffers) > 1:
         placements += f"+{len(buffers)}-flush-buffers"
+    if captures > 1:
+        placements += f"+{captures}-captures"
     return Timing(
         samples,
         inner=inner,
         flush_seconds=statistics.median(flush_each),
         method=Timing.method + ("-read" if flush_kind == "read" else "") + placements + idle,
     )
+
+
+class _Replay:
+    """A side's replay: its graphs, one after another."""
+
+    def __init__(self, parts) -> None:
+        self.parts = parts
+
+    def replay(self) -> None:
+        for g in self.parts:
+            g.replay()
 
 
 def flush_bytes(l2_bytes: int | None = None) -> int:

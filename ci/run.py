@@ -375,6 +375,7 @@ def check_measurement_knobs() -> None:
         early_workspaces,
         flush_buffer_count,
         flush_kind,
+        graph_captures,
         injected_slowdowns,
         placement_threads,
         placement_workspaces,
@@ -393,6 +394,7 @@ def check_measurement_knobs() -> None:
     placement_workspaces()
     early_workspaces()
     flush_buffer_count()
+    graph_captures()
 
 
 def main(args) -> int:

@@ -55,13 +55,16 @@ COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies", "suite")
 
 def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies, or
-    "suite+wsN" / "suite+fbN": as the suites, with N issuers (cuBLAS workspaces) / N flush buffers
-    per placed replay."""
-    match = re.fullmatch(r"rotate|suite(\+(ws|fb)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
-    if match and all(not n or 1 <= int(n) <= 64 for n in (match[3], match[6])):
-        return text
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, write+copiesN / read+copiesN, "
-                                     f"suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
+    "suite+wsN" / "suite+fbN" / "suite+cgN": as the suites, with N issuers (cuBLAS workspaces) / N
+    flush buffers / N graph captures per placed replay."""
+    match = re.fullmatch(r"rotate|suite(\+(ws|fb|cg)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
+    from benchmarks.timing import MAX_CAPTURES
+
+    if match and all(not n or 1 <= int(n) <= high for n, high in ((match[3], 64), (match[6], 64))):
+        if match[2] != "cg" or int(match[3]) <= MAX_CAPTURES:
+            return text
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, suite+cgN (N in 1..16), write+copiesN / "
+                                     f"read+copiesN, suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
 
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
@@ -79,6 +82,8 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
             plan["workspaces"] = int(cold_l2.partition("+ws")[2])
         if "+fb" in cold_l2:  # the flush buffers a placed replay's calls take in turn (GEMMWATCH_FLUSH_BUFFERS)
             plan["flush_buffers"] = int(cold_l2.partition("+fb")[2])
+        if "+cg" in cold_l2:  # the graphs a placed side's replay is captured in (GEMMWATCH_CAPTURES)
+            plan["captures"] = int(cold_l2.partition("+cg")[2])
         return tuple(timed_sides(prep, "cuda", spec, calls)), plan
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
@@ -202,7 +207,7 @@ def main(argv=None) -> int:
                         help="write / read: an L2 flush that zeroes / sums twice the L2; rotate: operand copies; "
                         "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
                         "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay); "
-                        "suite+wsN / suite+fbN: with N cuBLAS workspaces / N flush buffers per placed replay")  # fmt: skip
+                        "suite+wsN / suite+fbN / suite+cgN: with N cuBLAS workspaces / N flush buffers / N graphs per placed replay")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)

@@ -445,5 +445,8 @@ def test_flush_buffers_are_created_when_the_process_starts_and_taken_in_turn(mon
     assert torch.cuda.memory_allocated() - before < flush_bytes(), "no flush buffer allocated by the cells"
     assert timing.inner % 4 == 0 and timing.method.endswith("+4-flush-buffers"), timing
     assert "flush-buffers" not in single.method and single.flush_seconds > 0
+    split = measure(*placed, rounds=3, warmup=0, flush_buffers=4, captures=3)  # 3 graphs per side
+    assert split.inner % 12 == 0 and split.method.endswith("+4-flush-buffers+3-captures"), split
+    assert abs(split.median(0) / timing.median(0) - 1) < 0.2, (split, timing)
     assert all(0 < x < 1e-3 for series in timing.samples for x in series)
     drop_flush_buffers()

@@ -152,6 +152,7 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.delenv("GEMMWATCH_PLACEMENT_THREADS", raising=False)
     monkeypatch.delenv("GEMMWATCH_WORKSPACES", raising=False)
     monkeypatch.delenv("GEMMWATCH_FLUSH_BUFFERS", raising=False)
+    monkeypatch.delenv("GEMMWATCH_CAPTURES", raising=False)
     from benchmarks.measure import DEFAULT_FLUSH_BUFFERS
 
     knobs = {
@@ -160,6 +161,7 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
         "threads": True,
         "workspaces": None,
         "flush_buffers": int(DEFAULT_FLUSH_BUFFERS),
+        "captures": 1,
     }
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
@@ -177,9 +179,10 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_PLACEMENT_THREADS", "0")
     monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
     monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "3")
+    monkeypatch.setenv("GEMMWATCH_CAPTURES", "4")
     plan = timing_plan(decode, h200)
     assert plan["flush_kind"] == "read" and plan["streams"] == 4 and plan["threads"] is False
-    assert plan["workspaces"] == 32 and plan["flush_buffers"] == 3
+    assert plan["workspaces"] == 32 and plan["flush_buffers"] == 3 and plan["captures"] == 4
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
@@ -200,7 +203,7 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
 
     for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
                  "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES",
-                 "GEMMWATCH_FLUSH_BUFFERS"):  # fmt: skip
+                 "GEMMWATCH_FLUSH_BUFFERS", "GEMMWATCH_CAPTURES"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -225,6 +228,8 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     other = "1" if DEFAULT_FLUSH_BUFFERS != "1" else "0"
     monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", other)
     assert protocol_id().endswith(f"+early-workspaces=0+flush-buffers={other}")
+    monkeypatch.setenv("GEMMWATCH_CAPTURES", "4")
+    assert protocol_id().endswith(f"+flush-buffers={other}+captures=4")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -275,6 +280,21 @@ def test_the_flush_buffers_are_checked_and_none_is_created_off_the_gpu(monkeypat
     prepare_process("cpu")  # the interpreter has no L2 to flush: nothing to create
     assert timing._flush_pool == {}
     assert len(measure(lambda: None, rounds=2, warmup=0, flush_buffers=8).samples[0]) == 2
+
+
+def test_the_graph_captures_are_checked(monkeypatch):
+    from benchmarks.measure import graph_captures
+
+    monkeypatch.delenv("GEMMWATCH_CAPTURES", raising=False)
+    assert graph_captures() == 1, "one graph per side: the protocol of every recorded result"
+    for bad in ("0", "17", "two", ""):
+        monkeypatch.setenv("GEMMWATCH_CAPTURES", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_CAPTURES must be an integer in 1..16, got {bad!r}"):
+            graph_captures()
+    for bad in (0, 17, 2.0, True, None):
+        with pytest.raises(ValueError, match="captures must be an int in 1..16"):
+            measure(lambda: None, rounds=1, warmup=0, captures=bad)
+    assert len(measure(lambda: None, rounds=2, warmup=0, captures=4).samples[0]) == 2
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
