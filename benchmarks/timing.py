@@ -75,6 +75,14 @@ H200: no remedy (4 streams moved native times by up to 5%, the joins; what moved
 cells between runs was the operands' placement, above; docs/BENCHMARKS.md); 1 (the default) is
 the protocol of every recorded result.
 
+Two more places a placed cell's replay can spread over, both experiments measured on the H200
+and off by default (docs/BENCHMARKS.md, 2026-12-03, seventh session): `flush_buffers` = N, the
+process's N flush buffers, created when it starts (`process_flush_buffers`), taken in turn by
+the calls (moving the flush buffer did not move the noisy cells, and eight did not narrow them);
+`captures` = N, each side's calls captured in N graphs replayed between the same events (a
+native split-K time took one of two values per capture; eight narrowed it within a process from
+0.5% to 0.05-0.09% and widened two other cells to 0.3%).
+
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
 """

@@ -29,7 +29,8 @@ the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+cop
 "read+copies": `timing.Placements`; "write+copies16": over 16), or "suite": each cell's sides and
 protocol arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements,
 calls per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed
-replay, as GEMMWATCH_WORKSPACES=32 gives the suites). With "workspace" and several suite methods,
+replay, as GEMMWATCH_WORKSPACES=32 gives the suites; "suite+fb8": 8 flush buffers taken in turn,
+GEMMWATCH_FLUSH_BUFFERS=8; "suite+cg8": each side's replay captured in 8 graphs, GEMMWATCH_CAPTURES=8). With "workspace" and several suite methods,
 whether more workspaces narrow the spread across reallocations shows in one process. The report
 prints, per cell, phase and method, the spread of the Triton and native medians across repetitions
 and each repetition's figures.
@@ -57,11 +58,12 @@ def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies, or
     "suite+wsN" / "suite+fbN" / "suite+cgN": as the suites, with N issuers (cuBLAS workspaces) / N
     flush buffers / N graph captures per placed replay."""
-    match = re.fullmatch(r"rotate|suite(\+(ws|fb|cg)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
     from benchmarks.timing import MAX_CAPTURES
 
-    if match and all(not n or 1 <= int(n) <= high for n, high in ((match[3], 64), (match[6], 64))):
-        if match[2] != "cg" or int(match[3]) <= MAX_CAPTURES:
+    match = re.fullmatch(r"rotate|suite(\+(ws|fb|cg)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
+    if match:
+        suite_high = MAX_CAPTURES if match[2] == "cg" else 64
+        if all(not n or 1 <= int(n) <= high for n, high in ((match[3], suite_high), (match[6], 64))):
             return text
     raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, suite+cgN (N in 1..16), write+copiesN / "
                                      f"read+copiesN, suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
