@@ -6,9 +6,7 @@
 set -uo pipefail
 out=${OUT:-/tmp/out}
 start=$(date +%s)
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 GEMMWATCH_TUNED_DIR=$PWD/targets/tuned
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv | tee "$out/versions.txt"
+source docs/results/2026-12-03g-h200-flush/box.sh
 timeout 120 python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gpu.py -k "flush_buffers" \
   > "$out/pytest-captures.txt" 2>&1 || { tail -n 30 "$out/pytest-captures.txt"; exit 1; }
 tail -n 1 "$out/pytest-captures.txt"

@@ -4,9 +4,7 @@
 # each cell twice (its first measurement, as a whole-matrix run has, then a second).
 set -uo pipefail
 out=${OUT:-/tmp/out}
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1 GEMMWATCH_TUNED_DIR=$PWD/targets/tuned
-nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv | tee "$out/versions.txt"
+source docs/results/2026-12-03g-h200-flush/box.sh
 cells=("bf16 128x3584x18944" "fp16 1x3584x18944" "fp16 128x3584x18944" "fp16 1x4608x3584" "bf16 1x4608x3584"
   "fp16 16x3584x3584" "bf16 16x3584x3584" "fp8_e4m3 128x4608x3584" "fp16 1x57344x8192" "fp16 1000x1000x1000"
   "bf16 127x4097x1023" "fp8_e4m3 128x8192x8192")
