@@ -21,7 +21,7 @@ cells = list(dict.fromkeys(r["cell"] for rows in next(iter(runs.values())) for r
 print(f"{'cell':<26}" + "".join(f" {c + ' rep' + str(k) + ' Tri/nat/ratio CV':>34}" for c in runs for k in (0, 1)))
 for cell in cells:
     line = f"{cell:<26}"
-    for c, procs in runs.items():
+    for procs in runs.values():
         for k in (0, 1):
             mine = [r for rows in procs for r in rows if r["cell"] == cell and r["rep"] == k]
             line += f" {cv([r['triton_s'] for r in mine]):>10.2f}% {cv([r['native_s'] for r in mine]):>9.2f}% {cv([r['ratio'] for r in mine]):>9.2f}%"
@@ -32,5 +32,7 @@ for c, procs in runs.items():
         for cell in cells:
             mine = [r for rows in procs for r in rows if r["cell"] == cell and r["rep"] == k]
             worst.append(max(cv([r["triton_s"] for r in mine]), cv([r["ratio"] for r in mine])))
-        print(f"{c} rep{k}: {len(procs)} processes, cells over 0.5% (Triton or ratio CV): "
-              f"{sum(w > 0.5 for w in worst)} of {len(cells)}, mean {statistics.fmean(worst):.3f}%")
+        print(
+            f"{c} rep{k}: {len(procs)} processes, cells over 0.5% (Triton or ratio CV): "
+            f"{sum(w > 0.5 for w in worst)} of {len(cells)}, mean {statistics.fmean(worst):.3f}%"
+        )
