@@ -24,16 +24,19 @@ every cell (Triton and native interleaved, `timing.measure`) under one phase:
   writes elsewhere: whether a time follows where the flush buffer lies (the dirty lines the flush
   leaves in the L2 are written back while the timed kernel runs);
 
-and one cold-L2 method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice
-the L2, rotating copies ("rotate"), or a flush over 8 operand copies ("write+copies",
-"read+copies": `timing.Placements`; "write+copies16": over 16), or "suite": each cell's sides and
-protocol arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements,
-calls per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed
-replay, as GEMMWATCH_WORKSPACES=32 gives the suites; "suite+fb8": 8 flush buffers taken in turn,
-GEMMWATCH_FLUSH_BUFFERS=8; "suite+cg8": each side's replay captured in 8 graphs, GEMMWATCH_CAPTURES=8). With "workspace" and several suite methods,
-whether more workspaces narrow the spread across reallocations shows in one process. The report
-prints, per cell, phase and method, the spread of the Triton and native medians across repetitions
-and each repetition's figures.
+(`--between CELL ...` times those cells once each after every repetition, as a whole run
+measures other cells between two of a cell's measurements: in short processes a cell's second
+measurement differed from its first alike in every process, docs/BENCHMARKS.md) and one cold-L2
+method: the L2 flush that zeroes ("write", the protocol's) or sums ("read") twice the L2, rotating
+copies ("rotate"), or a flush over 8 operand copies ("write+copies", "read+copies":
+`timing.Placements`; "write+copies16": over 16), or "suite": each cell's sides and protocol
+arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: placements, calls
+per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed replay,
+as GEMMWATCH_WORKSPACES=32 gives the suites; "suite+fb8": 8 flush buffers taken in turn, as
+GEMMWATCH_FLUSH_BUFFERS=8; "suite+cg8": each side's replay captured in 8 graphs, as
+GEMMWATCH_CAPTURES=8). With "workspace" and several suite methods, whether more workspaces narrow
+the spread across reallocations shows in one process. The report prints, per cell, phase and
+method, the spread of the Triton and native medians across repetitions and each repetition's figures.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
     return (triton, native), flush
 
 
-def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write",)) -> int:
+def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write",), between=()) -> int:
     import torch
 
     from benchmarks.cells import Prepared
@@ -120,6 +123,9 @@ def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write
         prep = Prepared(cell, "cuda")
         prep.triton()  # chooses (tuned library) and compiles
         preps.append(prep)
+    between_preps = [Prepared(cell, "cuda") for cell in between]
+    for prep in between_preps:
+        prep.triton()
     torch.cuda.synchronize()
     seen: dict[int, int] = {}
     fixed = torch.cuda.Stream()
@@ -165,9 +171,12 @@ def run(cells, reps: int, rounds: int, out: str, phases=PHASES, cold_l2s=("write
                         }
                     )
                 del held
+                for prep in between_preps:  # after each repetition, each timed once as the suites time it
+                    sides, plan = _sides(prep, "suite", l2_bytes)
+                    measure(*sides, rounds=rounds, stream=fixed, **plan)
                 print(f"[state_probe {cold_l2} {phase} {rep + 1}/{reps}]", file=sys.stderr)
     with open(out, "w") as f:
-        json.dump({"rounds": rounds, "reps": reps, "rows": rows}, f)
+        json.dump({"rounds": rounds, "reps": reps, "between": [c.name for c in between], "rows": rows}, f)
     return report(rows)
 
 
@@ -210,6 +219,9 @@ def main(argv=None) -> int:
                         "+copies: the flush, over the suites' operand copies (benchmarks.measure.PLACEMENTS); "
                         "+copiesN: over N copies; suite: as the suites time the cell (placements, cooldown, calls per replay); "
                         "suite+wsN / suite+fbN / suite+cgN: with N cuBLAS workspaces / N flush buffers / N graphs per placed replay")  # fmt: skip
+    parser.add_argument("--between", nargs="+", default=[], metavar="CELL",
+                        help="cells timed once each (as the suites time them, figures not kept) after every "
+                        "repetition: whether what a whole run measures between a cell's two measurements moves it")  # fmt: skip
     parser.add_argument("--out", help="write the rows as JSON here")
     parser.add_argument("--report", metavar="JSON", help="print the report of an earlier --out file")
     args = parser.parse_args(argv)
@@ -226,7 +238,11 @@ def main(argv=None) -> int:
         cells = [parse_cell(text)[1] for text in args.cells]
     except MatrixError as err:
         parser.error(f"--cells: {err}")
-    return run(cells, args.reps, args.rounds, args.out, args.phases, args.cold_l2)
+    try:
+        between = [parse_cell(text)[1] for text in args.between]
+    except MatrixError as err:
+        parser.error(f"--between: {err}")
+    return run(cells, args.reps, args.rounds, args.out, args.phases, args.cold_l2, between)
 
 
 if __name__ == "__main__":

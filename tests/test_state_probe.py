@@ -69,5 +69,9 @@ def test_bad_arguments_and_a_machine_without_a_gpu_are_refused(tmp_path):
     proc = probe("--cells", "fp16 16x32x32", "--phases", "workspace", "flush", "fixed", "--cold-l2", "suite",
                  "--out", str(tmp_path / "x.json"))  # fmt: skip
     assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr  # the arguments themselves parse
+    proc = probe("--cells", "fp16 16x32x32", "--between", "fp16 0x32x32", "--out", str(tmp_path / "x.json"))
+    assert proc.returncode == 2 and "--between:" in proc.stderr, proc.stderr
+    proc = probe("--cells", "fp16 16x32x32", "--between", "bf16 16x64x64", "--out", str(tmp_path / "x.json"))
+    assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr  # the cells between parse
     proc = probe("--cells", "fp16 16x32x32", "--out", str(tmp_path / "x.json"))  # this machine has no GPU
     assert proc.returncode == 2 and "needs a CUDA GPU" in proc.stderr and not (tmp_path / "x.json").exists()
