@@ -183,10 +183,16 @@ def context_cells(result: ResultFile) -> dict[str, dict]:
 
 
 def clock_states(result: ResultFile) -> dict[str, dict]:
-    """{cell: {"before": state, "after": state}}; cells measured without NVML (or before per-cell
-    states were recorded) are absent."""
+    """{cell: {"before": state, "after": state, "compile_s": seconds}}; cells measured without NVML
+    (or before per-cell states were recorded) are absent. `compile_s`: the seconds the cell's first
+    call took to choose and compile its config right before its rounds (the GPU idle meanwhile: a
+    run on a cold Triton cache has such gaps where a warm one has none), None if not recorded."""
     return {
-        cell: {"before": entry.get("state_before") or {}, "after": entry.get("state_after") or {}}
+        cell: {
+            "before": entry.get("state_before") or {},
+            "after": entry.get("state_after") or {},
+            "compile_s": entry.get("tune_seconds"),
+        }
         for cell, entry in context_cells(result).items()
         if entry.get("state_before") or entry.get("state_after")
     }
@@ -244,11 +250,13 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
 
 
 def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
-    """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling."""
+    """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling;
+    and the seconds each run spent compiling the cell right before its rounds, where recorded."""
     per_run = [clock_states(run) for run in runs]
     lines = [
         "",
-        "Clock state around each noisy cell's rounds, per run (SM MHz before -> after; W, C and throttle after):",
+        "Clock state around each noisy cell's rounds, per run (SM MHz before -> after; W, C and throttle after;",
+        "seconds compiling right before the rounds, the GPU idle):",
     ]
     for cell in cells:
         parts = []
@@ -263,7 +271,11 @@ def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
                 f"{before.get('sm_clock_mhz', '?')}->{after.get('sm_clock_mhz', '?')} MHz "
                 f"{after.get('power_w', '?')} W {after.get('temperature_c', '?')} C {throttle}"
             )
-        lines.append(f"  {cell:<40} " + " | ".join(parts))
+        compiled = [(states.get(cell) or {}).get("compile_s") for states in per_run]
+        tail = ""
+        if all(isinstance(x, (int, float)) for x in compiled):
+            tail = "; compiling first " + " / ".join(f"{x:.2f}" for x in compiled) + " s"
+        lines.append(f"  {cell:<40} " + " | ".join(parts) + tail)
     if all(not states for states in per_run):
         lines.append(
             "  (no per-cell clock states in these runs' context: measured without NVML, or before they were recorded)"

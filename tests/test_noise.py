@@ -13,7 +13,9 @@ from asv_fixtures import write_results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None):
+def _run(
+    tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None, compile_s=None
+):
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
@@ -29,6 +31,8 @@ def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=N
         cell_states = {"fp16 16x4096x4096": {
             "state_before": {"sm_clock_mhz": before}, "state_after": {"sm_clock_mhz": after, "power_w": power, "temperature_c": 61,
                                                                       "throttle_names": throttle}}}  # fmt: skip
+        if compile_s is not None:
+            cell_states["fp16 16x4096x4096"]["tune_seconds"] = compile_s
         if choice is not None:  # (Triton config, native kernels[, timing method, calls per replay])
             cell_states["fp16 16x4096x4096"].update(config=choice[0], native_kernels=choice[1])
             if len(choice) > 2:
@@ -47,8 +51,8 @@ def noise(*args):
 
 
 def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
-    a = _run(tmp_path, "a", "aaaaaaaa11", 0.95, 1.00, clocks=(1980, 1755, 690.5, ["sw_power_cap"]))
-    b = _run(tmp_path, "b", "aaaaaaaa11", 0.95, 1.04, clocks=(1980, 1980, 402.0, []))
+    a = _run(tmp_path, "a", "aaaaaaaa11", 0.95, 1.00, clocks=(1980, 1755, 690.5, ["sw_power_cap"]), compile_s=0.617)
+    b = _run(tmp_path, "b", "aaaaaaaa11", 0.95, 1.04, clocks=(1980, 1980, 402.0, []), compile_s=0.0021)
     proc = noise(a, b, "--clocks")
     assert proc.returncode == 0, proc.stderr
     table = {line.split()[1]: line for line in proc.stdout.splitlines() if line.startswith("fp16 ")}
@@ -61,6 +65,7 @@ def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
     )
     clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
     assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in clocks
+    assert clocks.endswith("; compiling first 0.62 / 0.00 s"), clocks  # the cold run's idle gap before the rounds
 
 
 def test_runs_without_recorded_clock_states_say_so(tmp_path):
