@@ -210,6 +210,8 @@ def protocol_id() -> str:
         knobs.append(f"flush-buffers={flush_buffer_count()}")
     if graph_captures() != int(DEFAULT_CAPTURES):
         knobs.append(f"captures={graph_captures()}")
+    if settle_seconds():
+        knobs.append(f"settle={settle_seconds():g}")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -308,6 +310,29 @@ def graph_captures() -> int:
     from benchmarks.timing import MAX_CAPTURES
 
     return _env_int(ENV_CAPTURES, DEFAULT_CAPTURES, 1, MAX_CAPTURES)
+
+
+# Seconds of untimed replays right before each cell's first timed round (timing.measure's
+# `settle`): "0", the protocol up to 2026-12-02b. A cell measured right after its kernel was
+# compiled (a run on a cold Triton cache) starts its rounds after the GPU idled for the compile,
+# one measured in a warm run right after the previous cell's rounds; on the H200 17 of the 19 cells
+# over the A/A goal in five cold/warm pairs had been compiled for 0.19-0.86 s right before their
+# rounds in the cold run, against 38-69% of all cells (docs/BENCHMARKS.md, 2026-12-03, seventh
+# session). Not yet measured with it.
+ENV_SETTLE = "GEMMWATCH_SETTLE"
+
+
+def settle_seconds() -> float:
+    from benchmarks.timing import MAX_SETTLE_SECONDS
+
+    raw = os.environ.get(ENV_SETTLE, "0")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= MAX_SETTLE_SECONDS:
+        raise ValueError(f"{ENV_SETTLE} must be a number of seconds in 0..{MAX_SETTLE_SECONDS:g}, got {raw!r}")
+    return value
 
 
 def prepare_process(device: str) -> None:
@@ -424,7 +449,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
     figures, timing.measure decides from its own estimate); `flush_kind` and `streams`, from
     GEMMWATCH_FLUSH and GEMMWATCH_STREAMS; `threads`, from GEMMWATCH_PLACEMENT_THREADS; `workspaces`,
     from GEMMWATCH_WORKSPACES; `flush_buffers`, from GEMMWATCH_FLUSH_BUFFERS; `captures`, from
-    GEMMWATCH_CAPTURES."""
+    GEMMWATCH_CAPTURES; `settle`, from GEMMWATCH_SETTLE."""
     expected = expected_call_seconds(prep, spec)
     idle = cooldown()
     if expected is not None and expected < COOLDOWN_MIN_ROOFLINE_SECONDS:
@@ -438,6 +463,7 @@ def timing_plan(prep: Prepared, spec) -> dict:
         "workspaces": placement_workspaces(),
         "flush_buffers": flush_buffer_count(),
         "captures": graph_captures(),
+        "settle": settle_seconds(),
     }
 
 

@@ -81,7 +81,10 @@ process's N flush buffers, created when it starts (`process_flush_buffers`), tak
 the calls (moving the flush buffer did not move the noisy cells, and eight did not narrow them);
 `captures` = N, each side's calls captured in N graphs replayed between the same events (a
 native split-K time took one of two values per capture; eight narrowed it within a process from
-0.5% to 0.05-0.09% and widened two other cells to 0.3%).
+0.5% to 0.05-0.09% and widened two other cells to 0.3%). And `settle` seconds of untimed
+replays before the first timed round (GEMMWATCH_SETTLE; not yet measured): the cells over the A/A
+goal in cold/warm pairs had nearly all been compiled right before their rounds in the cold run,
+the GPU idle meanwhile.
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
@@ -112,6 +115,7 @@ MAX_STREAMS = 16
 MAX_WORKSPACES = 64
 MAX_FLUSH_BUFFERS = 64
 MAX_CAPTURES = 16
+MAX_SETTLE_SECONDS = 10.0
 FLUSH_KINDS = ("write", "read")
 # Calls timed shorter than this get no cooldown (see the module docstring); a caller that passes
 # `call_seconds` decides itself.
@@ -243,6 +247,7 @@ def measure(
     workspaces: int | None = None,
     flush_buffers: int = 0,
     captures: int = 1,
+    settle: float = 0.0,
 ) -> Timing:
     """Time `fns` interleaved (one replay of each per round); see the module docstring.
 
@@ -264,6 +269,10 @@ def measure(
     graphs, replayed one after another between the same two events (a graph instantiation can
     set a call's time for all its replays: then a sample spans that many of them); a single call's
     side is always one graph.
+    `settle`: seconds of untimed replays (every side's and the flushes', in turn) right before the
+    first timed round, so that the rounds start with the GPU busy for that long whatever came
+    before them (a compile's idle in a run on a cold Triton cache, the previous cell's rounds in a
+    warm one).
     `call_seconds`: the expected GPU time of one call, which then sets the calls per replay
     instead of a timed estimate, and `cooldown` is applied as given (the caller decides which
     calls get one; with a timed estimate, those of >= COOLDOWN_MIN_CALL_SECONDS): a figure derived
@@ -292,6 +301,8 @@ def measure(
         raise ValueError(f"flush_buffers must be an int in 0..{MAX_FLUSH_BUFFERS}, got {flush_buffers!r}")
     if not (isinstance(captures, int) and not isinstance(captures, bool)) or not 1 <= captures <= MAX_CAPTURES:
         raise ValueError(f"captures must be an int in 1..{MAX_CAPTURES}, got {captures!r}")
+    if isinstance(settle, bool) or not isinstance(settle, (int, float)) or not 0 <= settle <= MAX_SETTLE_SECONDS:
+        raise ValueError(f"settle must be a number of seconds in 0..{MAX_SETTLE_SECONDS:g}, got {settle!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
     copies = {len(side) for side in sides}
     listed = [isinstance(fn, (list, tuple)) for fn in fns]
@@ -320,6 +331,7 @@ def measure(
             workspaces=workspaces,
             flush_buffers=flush_buffers,
             captures=captures,
+            settle=settle,
         )
     return _measure_host(sides, rounds=rounds)
 
@@ -355,6 +367,7 @@ def _measure_cuda(
     workspaces=None,
     flush_buffers=0,
     captures=1,
+    settle=0.0,
 ) -> Timing:
     import torch
 
@@ -441,6 +454,12 @@ def _measure_cuda(
     for g in graphs:  # the first replay uploads the graphs
         g.replay()
     torch.cuda.synchronize()
+    if settle:
+        begun = time.perf_counter()
+        while time.perf_counter() - begun < settle:
+            for g in graphs:
+                g.replay()
+            torch.cuda.synchronize()
 
     events: list[list[tuple]] = [[] for _ in graphs]
     for r in range(rounds):
@@ -465,6 +484,7 @@ def _measure_cuda(
     torch.cuda.synchronize()
     per_call = [[s.elapsed_time(e) / 1e3 / inner for s, e in pairs] for pairs in events]
     idle = (f"+{streams}-streams" if streams > 1 else "") + (f"+cooldown{cooldown:g}" if cooldown else "")
+    idle += f"+settle{settle:g}s" if settle else ""
     if not buffers:
         method = f"cuda-graph+{copies}-rotating-copies" if copies > 1 else "cuda-graph (warm L2)"
         return Timing(per_call, inner=inner, flush_seconds=0.0, method=method + idle)

@@ -380,6 +380,7 @@ def check_measurement_knobs() -> None:
         placement_threads,
         placement_workspaces,
         rounds_from_env,
+        settle_seconds,
         timing_streams,
     )
 
@@ -395,6 +396,7 @@ def check_measurement_knobs() -> None:
     early_workspaces()
     flush_buffer_count()
     graph_captures()
+    settle_seconds()
 
 
 def main(args) -> int:

@@ -1,5 +1,7 @@
 """The same checks at real sizes, on a GPU (`pytest -m gpu`); skipped without one."""
 
+import time
+
 import pytest
 import torch
 from fp8_cases import fp8_problem
@@ -448,5 +450,8 @@ def test_flush_buffers_are_created_when_the_process_starts_and_taken_in_turn(mon
     split = measure(*placed, rounds=3, warmup=0, flush_buffers=4, captures=3)  # 3 graphs per side
     assert split.inner % 12 == 0 and split.method.endswith("+4-flush-buffers+3-captures"), split
     assert abs(split.median(0) / timing.median(0) - 1) < 0.2, (split, timing)
+    begun = time.perf_counter()
+    settled = measure(*placed, rounds=3, warmup=0, flush_buffers=4, settle=0.3)
+    assert time.perf_counter() - begun >= 0.3 and settled.method.endswith("+settle0.3s"), settled
     assert all(0 < x < 1e-3 for series in timing.samples for x in series)
     drop_flush_buffers()

@@ -153,6 +153,7 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.delenv("GEMMWATCH_WORKSPACES", raising=False)
     monkeypatch.delenv("GEMMWATCH_FLUSH_BUFFERS", raising=False)
     monkeypatch.delenv("GEMMWATCH_CAPTURES", raising=False)
+    monkeypatch.delenv("GEMMWATCH_SETTLE", raising=False)
     from benchmarks.measure import DEFAULT_FLUSH_BUFFERS
 
     knobs = {
@@ -162,6 +163,7 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
         "workspaces": None,
         "flush_buffers": int(DEFAULT_FLUSH_BUFFERS),
         "captures": 1,
+        "settle": 0.0,
     }
     h200 = catalogue.H200
     fp8_square = _Shape("fp8_e4m3", 4096, 4096, 4096, 1)  # roofline 69 us: power-capped without a cooldown
@@ -180,9 +182,11 @@ def test_the_cooldown_goes_to_cells_whose_roofline_time_is_long(monkeypatch):
     monkeypatch.setenv("GEMMWATCH_WORKSPACES", "32")
     monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "3")
     monkeypatch.setenv("GEMMWATCH_CAPTURES", "4")
+    monkeypatch.setenv("GEMMWATCH_SETTLE", "0.2")
     plan = timing_plan(decode, h200)
     assert plan["flush_kind"] == "read" and plan["streams"] == 4 and plan["threads"] is False
     assert plan["workspaces"] == 32 and plan["flush_buffers"] == 3 and plan["captures"] == 4
+    assert plan["settle"] == 0.2
 
 
 def test_the_flush_kind_is_read_from_the_environment_and_checked(monkeypatch):
@@ -203,7 +207,7 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
 
     for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
                  "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES",
-                 "GEMMWATCH_FLUSH_BUFFERS", "GEMMWATCH_CAPTURES"):  # fmt: skip
+                 "GEMMWATCH_FLUSH_BUFFERS", "GEMMWATCH_CAPTURES", "GEMMWATCH_SETTLE"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -230,6 +234,8 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith(f"+early-workspaces=0+flush-buffers={other}")
     monkeypatch.setenv("GEMMWATCH_CAPTURES", "4")
     assert protocol_id().endswith(f"+flush-buffers={other}+captures=4")
+    monkeypatch.setenv("GEMMWATCH_SETTLE", "0.25")
+    assert protocol_id().endswith("+captures=4+settle=0.25")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -295,6 +301,23 @@ def test_the_graph_captures_are_checked(monkeypatch):
         with pytest.raises(ValueError, match="captures must be an int in 1..16"):
             measure(lambda: None, rounds=1, warmup=0, captures=bad)
     assert len(measure(lambda: None, rounds=2, warmup=0, captures=4).samples[0]) == 2
+
+
+def test_the_settle_time_is_checked(monkeypatch):
+    from benchmarks.measure import settle_seconds
+
+    monkeypatch.delenv("GEMMWATCH_SETTLE", raising=False)
+    assert settle_seconds() == 0.0, "no settling: the protocol of every recorded result"
+    monkeypatch.setenv("GEMMWATCH_SETTLE", "0.2")
+    assert settle_seconds() == 0.2
+    for bad in ("-0.1", "11", "long", "", "nan"):
+        monkeypatch.setenv("GEMMWATCH_SETTLE", bad)
+        with pytest.raises(ValueError, match=f"GEMMWATCH_SETTLE must be a number of seconds in 0..10, got {bad!r}"):
+            settle_seconds()
+    for bad in (-1, 11, True, None, "0.2"):
+        with pytest.raises(ValueError, match="settle must be a number of seconds in 0..10"):
+            measure(lambda: None, rounds=1, warmup=0, settle=bad)
+    assert len(measure(lambda: None, rounds=2, warmup=0, settle=0.5).samples[0]) == 2
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
