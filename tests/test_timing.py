@@ -3,6 +3,7 @@ flushed placements), the knobs, and on a GPU the protocol itself."""
 
 import functools
 import math
+import re
 
 import pytest
 import torch
@@ -269,55 +270,47 @@ def test_the_workspaces_a_placed_replay_spreads_over_are_checked(monkeypatch):
     assert len(measure(lambda: None, rounds=2, warmup=0, workspaces=32).samples[0]) == 2
 
 
-def test_the_flush_buffers_are_checked_and_none_is_created_off_the_gpu(monkeypatch):
-    from benchmarks import timing
-    from benchmarks.measure import DEFAULT_FLUSH_BUFFERS, flush_buffer_count, prepare_process
+@pytest.mark.parametrize(
+    ("env", "reader", "default", "bad_env", "env_message", "kwarg", "bad_values", "kwarg_message", "good"),
+    [
+        ("GEMMWATCH_FLUSH_BUFFERS", "flush_buffer_count", 0, ("65", "eight", "-1", ""),
+         "must be an integer in 0..64", "flush_buffers", (-1, 65, 2.0, True, None), "must be an int in 0..64", 8),
+        ("GEMMWATCH_CAPTURES", "graph_captures", 1, ("0", "17", "two", ""),
+         "must be an integer in 1..16", "captures", (0, 17, 2.0, True, None), "must be an int in 1..16", 4),
+        ("GEMMWATCH_SETTLE", "settle_seconds", 0.0, ("-0.1", "11", "long", "", "nan"),
+         "must be a number of seconds in 0..10", "settle", (-1, 11, True, None, "0.2"),
+         "must be a number of seconds in 0..10", 0.5),
+    ],
+)  # fmt: skip
+def test_the_evidence_knobs_are_checked(
+    monkeypatch, env, reader, default, bad_env, env_message, kwarg, bad_values, kwarg_message, good
+):
+    """Off by default (the protocol of every recorded result); a bad setting is refused, by name,
+    from the environment and as timing.measure's argument."""
+    from benchmarks import measure as measure_module
 
-    monkeypatch.delenv("GEMMWATCH_FLUSH_BUFFERS", raising=False)
-    assert flush_buffer_count() == int(DEFAULT_FLUSH_BUFFERS)
-    for bad in ("65", "eight", "-1", ""):
-        monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", bad)
-        with pytest.raises(ValueError, match=f"GEMMWATCH_FLUSH_BUFFERS must be an integer in 0..64, got {bad!r}"):
-            flush_buffer_count()
-    for bad in (-1, 65, 2.0, True, None):
-        with pytest.raises(ValueError, match="flush_buffers must be an int in 0..64"):
-            measure(lambda: None, rounds=1, warmup=0, flush_buffers=bad)
+    read = getattr(measure_module, reader)
+    monkeypatch.delenv(env, raising=False)
+    assert read() == default
+    monkeypatch.setenv(env, str(good))
+    assert read() == good
+    for bad in bad_env:
+        monkeypatch.setenv(env, bad)
+        with pytest.raises(ValueError, match=re.escape(f"{env} {env_message}, got {bad!r}")):
+            read()
+    for bad in bad_values:
+        with pytest.raises(ValueError, match=re.escape(f"{kwarg} {kwarg_message}")):
+            measure(lambda: None, rounds=1, warmup=0, **{kwarg: bad})
+    assert len(measure(lambda: None, rounds=2, warmup=0, **{kwarg: good}).samples[0]) == 2
+
+
+def test_no_flush_buffer_is_created_off_the_gpu(monkeypatch):
+    from benchmarks import timing
+    from benchmarks.measure import prepare_process
+
     monkeypatch.setenv("GEMMWATCH_FLUSH_BUFFERS", "8")
     prepare_process("cpu")  # the interpreter has no L2 to flush: nothing to create
     assert timing._flush_pool == {}
-    assert len(measure(lambda: None, rounds=2, warmup=0, flush_buffers=8).samples[0]) == 2
-
-
-def test_the_graph_captures_are_checked(monkeypatch):
-    from benchmarks.measure import graph_captures
-
-    monkeypatch.delenv("GEMMWATCH_CAPTURES", raising=False)
-    assert graph_captures() == 1, "one graph per side: the protocol of every recorded result"
-    for bad in ("0", "17", "two", ""):
-        monkeypatch.setenv("GEMMWATCH_CAPTURES", bad)
-        with pytest.raises(ValueError, match=f"GEMMWATCH_CAPTURES must be an integer in 1..16, got {bad!r}"):
-            graph_captures()
-    for bad in (0, 17, 2.0, True, None):
-        with pytest.raises(ValueError, match="captures must be an int in 1..16"):
-            measure(lambda: None, rounds=1, warmup=0, captures=bad)
-    assert len(measure(lambda: None, rounds=2, warmup=0, captures=4).samples[0]) == 2
-
-
-def test_the_settle_time_is_checked(monkeypatch):
-    from benchmarks.measure import settle_seconds
-
-    monkeypatch.delenv("GEMMWATCH_SETTLE", raising=False)
-    assert settle_seconds() == 0.0, "no settling: the protocol of every recorded result"
-    monkeypatch.setenv("GEMMWATCH_SETTLE", "0.2")
-    assert settle_seconds() == 0.2
-    for bad in ("-0.1", "11", "long", "", "nan"):
-        monkeypatch.setenv("GEMMWATCH_SETTLE", bad)
-        with pytest.raises(ValueError, match=f"GEMMWATCH_SETTLE must be a number of seconds in 0..10, got {bad!r}"):
-            settle_seconds()
-    for bad in (-1, 11, True, None, "0.2"):
-        with pytest.raises(ValueError, match="settle must be a number of seconds in 0..10"):
-            measure(lambda: None, rounds=1, warmup=0, settle=bad)
-    assert len(measure(lambda: None, rounds=2, warmup=0, settle=0.5).samples[0]) == 2
 
 
 def test_measure_refuses_a_call_time_that_is_not_a_positive_number():
