@@ -154,15 +154,20 @@ ENV_COOLDOWN = "GEMMWATCH_COOLDOWN"
 DEFAULT_COOLDOWN = "1"
 
 
-def cooldown() -> float:
-    raw = os.environ.get(ENV_COOLDOWN, DEFAULT_COOLDOWN)
+def _env_number(name: str, default: str, high: float, what: str) -> float:
+    """A number knob in 0..high, checked (`what` says what it is, for the message)."""
+    raw = os.environ.get(name, default)
     try:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not 0 <= value <= 100:
-        raise ValueError(f"{ENV_COOLDOWN} must be a number in 0..100 (idle time per round time), got {raw!r}")
+    if not 0 <= value <= high:  # (NaN fails too)
+        raise ValueError(f"{name} must be {what}, got {raw!r}")
     return value
+
+
+def cooldown() -> float:
+    return _env_number(ENV_COOLDOWN, DEFAULT_COOLDOWN, 100, "a number in 0..100 (idle time per round time)")
 
 
 # Evidence knob: how the L2 flush evicts (timing.measure's `flush_kind`). "write" (the default, the
@@ -325,14 +330,7 @@ ENV_SETTLE = "GEMMWATCH_SETTLE"
 def settle_seconds() -> float:
     from benchmarks.timing import MAX_SETTLE_SECONDS
 
-    raw = os.environ.get(ENV_SETTLE, "0")
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= MAX_SETTLE_SECONDS:
-        raise ValueError(f"{ENV_SETTLE} must be a number of seconds in 0..{MAX_SETTLE_SECONDS:g}, got {raw!r}")
-    return value
+    return _env_number(ENV_SETTLE, "0", MAX_SETTLE_SECONDS, f"a number of seconds in 0..{MAX_SETTLE_SECONDS:g}")
 
 
 def prepare_process(device: str) -> None:

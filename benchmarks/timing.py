@@ -291,16 +291,10 @@ def measure(
         raise ValueError(f"flush_kind must be one of {', '.join(FLUSH_KINDS)}, got {flush_kind!r}")
     if not (isinstance(streams, int) and 1 <= streams <= MAX_STREAMS):
         raise ValueError(f"streams must be an int in 1..{MAX_STREAMS}, got {streams!r}")
-    if workspaces is not None and not (
-        isinstance(workspaces, int) and not isinstance(workspaces, bool) and 1 <= workspaces <= MAX_WORKSPACES
-    ):
-        raise ValueError(f"workspaces must be an int in 1..{MAX_WORKSPACES}, got {workspaces!r}")
-    if not (isinstance(flush_buffers, int) and not isinstance(flush_buffers, bool)) or not (
-        0 <= flush_buffers <= MAX_FLUSH_BUFFERS
-    ):
-        raise ValueError(f"flush_buffers must be an int in 0..{MAX_FLUSH_BUFFERS}, got {flush_buffers!r}")
-    if not (isinstance(captures, int) and not isinstance(captures, bool)) or not 1 <= captures <= MAX_CAPTURES:
-        raise ValueError(f"captures must be an int in 1..{MAX_CAPTURES}, got {captures!r}")
+    if workspaces is not None:
+        _check_int("workspaces", workspaces, 1, MAX_WORKSPACES)
+    _check_int("flush_buffers", flush_buffers, 0, MAX_FLUSH_BUFFERS)
+    _check_int("captures", captures, 1, MAX_CAPTURES)
     if isinstance(settle, bool) or not isinstance(settle, (int, float)) or not 0 <= settle <= MAX_SETTLE_SECONDS:
         raise ValueError(f"settle must be a number of seconds in 0..{MAX_SETTLE_SECONDS:g}, got {settle!r}")
     sides = [list(fn) if isinstance(fn, (list, tuple)) else [fn] for fn in fns]
@@ -334,6 +328,12 @@ def measure(
             settle=settle,
         )
     return _measure_host(sides, rounds=rounds)
+
+
+def _check_int(name: str, value, low: int, high: int) -> None:
+    """`value` an int (not a bool) in low..high, else a ValueError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an int in {low}..{high}, got {value!r}")
 
 
 def round_order(r: int, n: int) -> list[int]:

@@ -83,12 +83,12 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
         spec = detect()
         calls = [lambda ops: prep.triton(operands=ops), lambda ops: prep.native(operands=ops)]
         plan = timing_plan(prep, spec)
-        if "+ws" in cold_l2:  # the issuers a placed replay's calls take in turn (GEMMWATCH_WORKSPACES)
-            plan["workspaces"] = int(cold_l2.partition("+ws")[2])
-        if "+fb" in cold_l2:  # the flush buffers a placed replay's calls take in turn (GEMMWATCH_FLUSH_BUFFERS)
-            plan["flush_buffers"] = int(cold_l2.partition("+fb")[2])
-        if "+cg" in cold_l2:  # the graphs a placed side's replay is captured in (GEMMWATCH_CAPTURES)
-            plan["captures"] = int(cold_l2.partition("+cg")[2])
+        # "+wsN" / "+fbN" / "+cgN": the issuers (GEMMWATCH_WORKSPACES) / flush buffers
+        # (GEMMWATCH_FLUSH_BUFFERS) a placed replay's calls take in turn, the graphs its sides are
+        # captured in (GEMMWATCH_CAPTURES)
+        match = re.fullmatch(r"suite\+(ws|fb|cg)([0-9]+)", cold_l2)
+        if match:
+            plan[{"ws": "workspaces", "fb": "flush_buffers", "cg": "captures"}[match[1]]] = int(match[2])
         return tuple(timed_sides(prep, "cuda", spec, calls)), plan
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
