@@ -73,6 +73,24 @@ class Cell:
         return bool(self.epilogue) and "bias" in self.epilogue.split("+")
 
 
+# Where `Prepared.operand_copies` puts copies in an operand arena: each tensor at a multiple of
+# TENSOR_ALIGN bytes (what the libraries' vector loads and TMA want), each copy at a multiple of
+# ARENA_ALIGN (the caching allocator's large-segment granule).
+TENSOR_ALIGN = 256
+ARENA_ALIGN = 2 << 20
+
+
+def _align(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def _span_bytes(t) -> int:
+    """Bytes of storage a tensor's elements span, from its first element (strided views too)."""
+    if t.numel() == 0:
+        return 0
+    return (sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1) * t.element_size()
+
+
 class Prepared:
     """Inputs on the device, the Triton and native callables, and a float64 reference."""
 
@@ -115,11 +133,36 @@ class Prepared:
         """Bytes one call reads and writes (A, B, C): what a cold-L2 measurement must evict."""
         return sum(t.numel() * t.element_size() for t in (self.a, self.b, self.out))
 
-    def operand_copies(self, copies: int) -> list[tuple]:
+    def arena_bytes(self, copies: int) -> int:
+        """Bytes `copies` copies of (A, B, C, native C) take in an operand arena (`operand_copies`):
+        each tensor at a 256-byte boundary, each copy at an ARENA_ALIGN one."""
+        one = sum(_align(_span_bytes(t), TENSOR_ALIGN) for t in (self.a, self.b, self.out, self.native_out))
+        return copies * _align(one, ARENA_ALIGN)
+
+    def operand_copies(self, copies: int, arena=None) -> list[tuple]:
         """`copies` tuples (A, B, C, native C): these inputs, then clones (same strides, same values),
-        for timing with rotating copies instead of an L2 flush."""
+        for timing with rotating copies instead of an L2 flush. With `arena` (a flat uint8 tensor on
+        the operands' device), every copy, the first too, is a view into it at an offset set by the
+        cell alone (copy i at i x `arena_bytes(copies) / copies`), so the copies lie at the same
+        places whatever the process allocated before (benchmarks.measure.process_arena)."""
         first = (self.a, self.b, self.out, self.native_out)
-        return [first] + [tuple(t.clone() for t in first) for _ in range(copies - 1)]
+        if arena is None:
+            return [first] + [tuple(t.clone() for t in first) for _ in range(copies - 1)]
+        need = self.arena_bytes(copies)
+        if need > arena.numel():
+            raise ValueError(
+                f"the operand arena holds {arena.numel()} bytes, {self.cell.name} needs {need} for {copies} copies"
+            )
+        placed = []
+        for i in range(copies):
+            offset, views = i * (need // copies), []
+            for t in first:
+                span = _span_bytes(t)
+                view = arena[offset : offset + span].view(t.dtype).as_strided(t.shape, t.stride())
+                views.append(view.copy_(t))
+                offset += _align(span, TENSOR_ALIGN)
+            placed.append(tuple(views))
+        return placed
 
     def triton(self, kernels=None, config=None, operands=None):
         """Our kernel on these inputs; `kernels` selects another copy of the package (recheck),

@@ -217,6 +217,8 @@ def protocol_id() -> str:
         knobs.append(f"captures={graph_captures()}")
     if settle_seconds():
         knobs.append(f"settle={settle_seconds():g}")
+    if operand_arena():
+        knobs.append("arena=1")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -323,7 +325,8 @@ def graph_captures() -> int:
 # one measured in a warm run right after the previous cell's rounds; on the H200 17 of the 19 cells
 # over the A/A goal in five cold/warm pairs had been compiled for 0.19-0.86 s right before their
 # rounds in the cold run, against 38-69% of all cells (docs/BENCHMARKS.md, 2026-12-03, seventh
-# session). Not yet measured with it.
+# session). Measured with 0.2 s: a cold/warm pair put 175 of 181 cells within 0.5%, the largest
+# cells drawn into the power cap by the extra load (eighth session): an evidence knob.
 ENV_SETTLE = "GEMMWATCH_SETTLE"
 
 
@@ -333,15 +336,50 @@ def settle_seconds() -> float:
     return _env_number(ENV_SETTLE, "0", MAX_SETTLE_SECONDS, f"a number of seconds in 0..{MAX_SETTLE_SECONDS:g}")
 
 
+# Where a placed cell's operand copies lie (`timed_sides`): "0", the protocol up to 2026-12-02b,
+# the prepared operands and clones of them, wherever the process's allocation history left room;
+# "1", views into one block allocated when the measuring process starts (`process_arena`), each
+# copy at an offset set by the cell alone, so that two runs of a commit place a cell's copies alike
+# whatever they measured or compiled before it. On the H200 a split-K native time took a sequence of
+# values over a process's repetitions, each with fresh clones, that repeated from process to process
+# (bf16 128x3584x18944: 49.5, 49.3, 48.7, 48.7 us; docs/BENCHMARKS.md, 2026-12-03, eighth session).
+# Evidence knob: not yet measured.
+ENV_ARENA = "GEMMWATCH_ARENA"
+
+
+def operand_arena() -> bool:
+    return _env_switch(ENV_ARENA, "0")
+
+
+_arena = None
+
+
+def process_arena():
+    """The process's operand arena: PLACEMENTS_MEMORY_SHARE of the device's memory as one flat uint8
+    tensor, allocated at the first call (`prepare_process`, so before any cell) and kept."""
+    global _arena
+    if _arena is None:
+        import torch
+
+        from benchmarks.cells import ARENA_ALIGN
+
+        size = int(PLACEMENTS_MEMORY_SHARE * _device_memory()) // ARENA_ALIGN * ARENA_ALIGN
+        _arena = torch.empty(size, dtype=torch.uint8, device="cuda")
+    return _arena
+
+
 def prepare_process(device: str) -> None:
     """What a measuring process (the suites' `measure_cells`, a recheck) does before its first cell:
-    on a GPU, the flush buffers are created (GEMMWATCH_FLUSH_BUFFERS), and (unless
+    on a GPU, the operand arena (GEMMWATCH_ARENA) and the flush buffers (GEMMWATCH_FLUSH_BUFFERS) are
+    created, and (unless
     GEMMWATCH_EARLY_WORKSPACES=0) the placed cells' issuers and their library workspaces (one small
     cuBLAS GEMM each, and one cuBLASLt fp8 GEMM where the chip has fp8)."""
     if device != "cuda":
         return
     from benchmarks.timing import prepare_issuers, process_flush_buffers
 
+    if operand_arena():
+        process_arena()
     if flush_buffer_count():
         process_flush_buffers(flush_buffer_count())
     if not early_workspaces() or not placement_threads():
@@ -465,12 +503,13 @@ def timing_plan(prep: Prepared, spec) -> dict:
     }
 
 
-def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
+def timed_sides(prep: Prepared, device: str, spec, calls: list, arena=None) -> list:
     """The arguments of `timing.measure` for `calls` (functions of an operand tuple, see
     `Prepared.operand_copies`; None = the prepared operands). With GEMMWATCH_COLD_L2=rotate, per
     call a list over rotating copies (no flush), where the footprint allows; else, on the GPU, for
-    a `placement_sensitive` cell, per call `timing.Placements` over PLACEMENTS flushed copies; else
-    (and always on the CPU) a single callable, cold by the L2 flush."""
+    a `placement_sensitive` cell, per call `timing.Placements` over PLACEMENTS flushed copies (in
+    `arena`, by default the process's with GEMMWATCH_ARENA=1, where they fit); else (and always on
+    the CPU) a single callable, cold by the L2 flush."""
     from benchmarks.timing import Placements, rotating_copies
 
     single = [functools.partial(call, None) for call in calls]
@@ -482,13 +521,18 @@ def timed_sides(prep: Prepared, device: str, spec, calls: list) -> list:
             return single
         operands = prep.operand_copies(copies)
         return [[functools.partial(call, ops) for ops in operands] for call in calls]
-    if (
-        placement_sensitive(prep, spec)
-        and PLACEMENTS * prep.footprint_bytes <= PLACEMENTS_MEMORY_SHARE * _device_memory()
-    ):
-        operands = prep.operand_copies(PLACEMENTS)
-        return [Placements(functools.partial(call, ops) for ops in operands) for call in calls]
-    return single
+    if not placement_sensitive(prep, spec):
+        return single
+    if arena is None and operand_arena():
+        arena = process_arena()
+    if arena is not None:
+        fits = prep.arena_bytes(PLACEMENTS) <= arena.numel()
+    else:
+        fits = PLACEMENTS * prep.footprint_bytes <= PLACEMENTS_MEMORY_SHARE * _device_memory()
+    if not fits:
+        return single
+    operands = prep.operand_copies(PLACEMENTS, arena=arena)
+    return [Placements(functools.partial(call, ops) for ops in operands) for call in calls]
 
 
 def _device_memory() -> int:

@@ -82,9 +82,12 @@ the calls (moving the flush buffer did not move the noisy cells, and eight did n
 `captures` = N, each side's calls captured in N graphs replayed between the same events (a
 native split-K time took one of two values per capture; eight narrowed it within a process from
 0.5% to 0.05-0.09% and widened two other cells to 0.3%). And `settle` seconds of untimed
-replays before the first timed round (GEMMWATCH_SETTLE; not yet measured): the cells over the A/A
-goal in cold/warm pairs had nearly all been compiled right before their rounds in the cold run,
-the GPU idle meanwhile.
+replays before the first timed round (GEMMWATCH_SETTLE): the cells over the A/A goal in
+cold/warm pairs had nearly all been compiled right before their rounds in the cold run, the GPU
+idle meanwhile; with 0.2 s a cold/warm pair put 175 of 181 cells within 0.5%, the largest drawn
+into the power cap (eighth session). Where a placed cell's operand copies lie is the caller's:
+benchmarks.measure.timed_sides puts them in an arena allocated when the process starts with
+GEMMWATCH_ARENA=1 (not yet measured).
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.

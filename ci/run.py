@@ -377,6 +377,7 @@ def check_measurement_knobs() -> None:
         flush_kind,
         graph_captures,
         injected_slowdowns,
+        operand_arena,
         placement_threads,
         placement_workspaces,
         rounds_from_env,
@@ -397,6 +398,7 @@ def check_measurement_knobs() -> None:
     flush_buffer_count()
     graph_captures()
     settle_seconds()
+    operand_arena()
 
 
 def main(args) -> int:

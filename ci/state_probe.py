@@ -34,7 +34,8 @@ arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: p
 per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed replay,
 as GEMMWATCH_WORKSPACES=32 gives the suites; "suite+fb8": 8 flush buffers taken in turn, as
 GEMMWATCH_FLUSH_BUFFERS=8; "suite+cg8": each side's replay captured in 8 graphs, as
-GEMMWATCH_CAPTURES=8). With "workspace" and several suite methods, whether more workspaces narrow
+GEMMWATCH_CAPTURES=8; "suite+arena": the operand copies in the process's arena, as
+GEMMWATCH_ARENA=1 gives the suites, the same places every repetition). With "workspace" and several suite methods, whether more workspaces narrow
 the spread across reallocations shows in one process. The report prints, per cell, phase and
 method, the spread of the Triton and native medians across repetitions and each repetition's figures.
 """
@@ -60,21 +61,22 @@ COLD_L2 = ("write", "read", "rotate", "write+copies", "read+copies", "suite")
 def cold_l2_method(text: str) -> str:
     """One of COLD_L2, or "write+copiesN" / "read+copiesN": the flush over N operand copies, or
     "suite+wsN" / "suite+fbN" / "suite+cgN": as the suites, with N issuers (cuBLAS workspaces) / N
-    flush buffers / N graph captures per placed replay."""
+    flush buffers / N graph captures per placed replay, or "suite+arena": the copies in the
+    process's operand arena."""
     from benchmarks.timing import MAX_CAPTURES
 
-    match = re.fullmatch(r"rotate|suite(\+(ws|fb|cg)([0-9]+))?|(write|read)(\+copies([0-9]+)?)?", text)
+    match = re.fullmatch(r"rotate|suite(\+(ws|fb|cg)([0-9]+)|\+arena)?|(write|read)(\+copies([0-9]+)?)?", text)
     if match:
         suite_high = MAX_CAPTURES if match[2] == "cg" else 64
         if all(not n or 1 <= int(n) <= high for n, high in ((match[3], suite_high), (match[6], 64))):
             return text
-    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, suite+cgN (N in 1..16), write+copiesN / "
-                                     f"read+copiesN, suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
+    raise argparse.ArgumentTypeError(f"expected one of {', '.join(COLD_L2)}, suite+arena, suite+cgN (N in 1..16), "
+                                     f"write+copiesN / read+copiesN, suite+wsN or suite+fbN (N in 1..64), got {text!r}")  # fmt: skip
 
 
 def _sides(prep, cold_l2: str, l2_bytes: int):
     """timing.measure's (Triton, native) sides and its flush arguments for one cold-L2 method."""
-    from benchmarks.measure import PLACEMENTS, timed_sides, timing_plan
+    from benchmarks.measure import PLACEMENTS, process_arena, timed_sides, timing_plan
     from benchmarks.timing import Placements, rotating_copies
 
     if cold_l2.startswith("suite"):
@@ -89,7 +91,8 @@ def _sides(prep, cold_l2: str, l2_bytes: int):
         match = re.fullmatch(r"suite\+(ws|fb|cg)([0-9]+)", cold_l2)
         if match:
             plan[{"ws": "workspaces", "fb": "flush_buffers", "cg": "captures"}[match[1]]] = int(match[2])
-        return tuple(timed_sides(prep, "cuda", spec, calls)), plan
+        arena = process_arena() if cold_l2 == "suite+arena" else None
+        return tuple(timed_sides(prep, "cuda", spec, calls, arena=arena)), plan
     kind, _, copies = cold_l2.partition("+")
     if kind != "rotate" and not copies:
         return (prep.triton, prep.native), {"flush_kind": kind}

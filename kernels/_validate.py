@@ -167,10 +167,25 @@ def check_out(
     if out.device != a.device:
         raise ValueError(f"{op}: out is on {out.device} but a is on {a.device}")
     for name, t in (("a", a), ("b", b)):
-        if out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr():
+        if _overlap(out, t):
             raise ValueError(f"{op}: out shares memory with {name}; the kernel would read what it overwrites")
     _check_offsets(op, "out", out)
     return out
+
+
+def _byte_range(t: torch.Tensor) -> tuple[int, int]:
+    """[first, last) bytes of memory the tensor's elements span (its strides non-negative)."""
+    extent = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1 if t.numel() else 0
+    return t.data_ptr(), t.data_ptr() + extent * t.element_size()
+
+
+def _overlap(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """Whether two tensors' spans of memory meet: views of one buffer at disjoint places (operand
+    copies in one arena) do not."""
+    if x.untyped_storage().data_ptr() != y.untyped_storage().data_ptr():
+        return False
+    (x0, x1), (y0, y1) = _byte_range(x), _byte_range(y)
+    return x0 < y1 and y0 < x1
 
 
 def descriptor_problem(t: torch.Tensor, name: str) -> str | None:

@@ -455,3 +455,43 @@ def test_flush_buffers_are_created_when_the_process_starts_and_taken_in_turn(mon
     assert time.perf_counter() - begun >= 0.3 and settled.method.endswith("+settle0.3s"), settled
     assert all(0 < x < 1e-3 for series in timing.samples for x in series)
     drop_flush_buffers()
+
+
+@pytest.mark.parametrize("cell", ["bf16 128x3584x18944", "fp8_e4m3 128x4608x3584"])
+def test_the_operand_arena_places_a_cell_alike_whatever_came_before(monkeypatch, cell):
+    """GEMMWATCH_ARENA=1: `prepare_process` allocates the arena once, a placed cell's copies lie in
+    it at the same places for a second preparation after other allocations, and both sides'
+    outputs there are right after the suites' timing."""
+    import benchmarks.measure
+    from benchmarks.cells import Cell, Prepared
+    from benchmarks.measure import PLACEMENTS, prepare_process, timed_sides, timing_plan
+    from benchmarks.timing import Placements, measure
+    from targets import detect
+
+    monkeypatch.setenv("GEMMWATCH_ARENA", "1")
+    monkeypatch.setattr(benchmarks.measure, "_arena", None)  # (freed when the test ends)
+    prepare_process("cuda")
+    arena = benchmarks.measure._arena
+    assert arena is not None and arena.numel() >= 16 << 30
+    prepare_process("cuda")
+    assert benchmarks.measure._arena is arena, "one per process"
+    spec, dtype, shape = detect(), *cell.split()
+
+    def placed():
+        prep = Prepared(Cell(dtype, *map(int, shape.split("x"))), "cuda")
+        calls = [lambda ops: prep.triton(operands=ops), lambda ops: prep.native(operands=ops)]
+        return prep, timed_sides(prep, "cuda", spec, calls)
+
+    prep, sides = placed()
+    assert all(isinstance(side, Placements) and len(side) == PLACEMENTS for side in sides)
+    copies = [fn.args[0] for fn in sides[0]]
+    timing = measure(*sides, rounds=3, **timing_plan(prep, spec))
+    ref = prep.reference()
+    for ops in copies:
+        assert arena.data_ptr() <= ops[0].data_ptr() < arena.data_ptr() + arena.numel()
+        assert relative_error(ops[2], ref) < TOLERANCE[dtype] and relative_error(ops[3], ref) < TOLERANCE[dtype]
+    assert all(0 < x < 1e-3 for series in timing.samples for x in series)
+    held = torch.empty(77 << 20, dtype=torch.uint8, device="cuda")  # another history
+    _, again = placed()
+    assert [[t.data_ptr() for t in fn.args[0]] for fn in again[0]] == [[t.data_ptr() for t in ops] for ops in copies]
+    del held

@@ -62,8 +62,9 @@ def test_bad_arguments_and_a_machine_without_a_gpu_are_refused(tmp_path):
     assert state_probe.cold_l2_method("suite+ws32") == "suite+ws32"
     assert state_probe.cold_l2_method("suite+fb8") == "suite+fb8"
     assert state_probe.cold_l2_method("suite+cg16") == "suite+cg16"
+    assert state_probe.cold_l2_method("suite+arena") == "suite+arena"
     for bad in ("suite+ws0", "suite+ws65", "write+ws8", "suite+copies8", "suite+fb0", "write+fb8", "suite+fb",
-                "suite+cg17", "suite+cg0"):  # fmt: skip
+                "suite+cg17", "suite+cg0", "write+arena", "suite+arena8"):  # fmt: skip
         proc = probe("--cells", "fp16 16x32x32", "--cold-l2", bad, "--out", str(tmp_path / "x.json"))
         assert proc.returncode == 2 and f"suite+fbN (N in 1..64), got {bad!r}" in proc.stderr, proc.stderr
     proc = probe("--cells", "fp16 16x32x32", "--phases", "workspace", "flush", "fixed", "--cold-l2", "suite",

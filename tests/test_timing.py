@@ -80,6 +80,67 @@ def test_operand_copies_are_equal_clones_with_the_same_strides(dtype, device):
         assert ops[2].data_ptr() == prep.triton(operands=ops).data_ptr(), "each copy writes its own output"
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "fp8_e4m3"])
+def test_operand_copies_in_an_arena_lie_at_offsets_set_by_the_cell_alone(dtype, device):
+    """GEMMWATCH_ARENA's copies: every copy, the first too, a view into the arena at the same
+    offsets whatever was allocated before, with the operands' values and strides (fp8's column-major
+    B too), each tensor 256-byte aligned, the copies apart; an arena too small is refused by name."""
+    from benchmarks.cells import ARENA_ALIGN, TENSOR_ALIGN
+
+    prep = Prepared(Cell(dtype, 33, 48, 64), device)
+    need = prep.arena_bytes(3)
+    assert need % (3 * ARENA_ALIGN) == 0 and need >= 3 * prep.footprint_bytes
+    arena = torch.empty(need + 4096, dtype=torch.uint8, device=device)
+    base = arena.data_ptr()
+    copies = prep.operand_copies(3, arena=arena)
+    originals = (prep.a, prep.b, prep.out, prep.native_out)
+    offsets = []
+    for i, ops in enumerate(copies):
+        for original, view in zip(originals, ops):
+            assert view.untyped_storage().data_ptr() == arena.untyped_storage().data_ptr(), "a view, not a copy"
+            assert view.stride() == original.stride() and view.dtype == original.dtype
+            assert (view.data_ptr() - base) % TENSOR_ALIGN == 0
+        assert ops[0].data_ptr() - base == i * need // 3
+        assert torch.equal(ops[0].float(), prep.a.float()) and torch.equal(ops[1].float(), prep.b.float())
+        offsets.append([t.data_ptr() - base for t in ops])
+    assert len({off for row in offsets for off in row}) == 12, "no two tensors share a place"
+    ref = prep.reference()
+    for ops in copies:
+        assert relative_error(prep.triton(operands=ops), ref) < 1e-2
+    held = torch.empty(12345, dtype=torch.uint8, device=device)  # another history, the same places
+    again = Prepared(Cell(dtype, 33, 48, 64), device).operand_copies(3, arena=arena)
+    assert [[t.data_ptr() - base for t in ops] for ops in again] == offsets
+    del held
+    with pytest.raises(ValueError, match=f"the operand arena holds {need - 1} bytes, {dtype} 33x48x64 needs {need}"):
+        prep.operand_copies(3, arena=arena[: need - 1])
+
+
+def test_timed_sides_put_placed_copies_in_the_arena_where_they_fit(monkeypatch, device):
+    import benchmarks.measure
+    from benchmarks.measure import operand_arena
+
+    spec = catalogue.H200
+    monkeypatch.setattr(benchmarks.measure, "_device_memory", lambda: 141 << 30)
+    monkeypatch.delenv("GEMMWATCH_ARENA", raising=False)
+    assert operand_arena() is False, "off by default: the protocol of every recorded result"
+    prep = Prepared(Cell("fp16", 16, 32, 32), device)
+    arena = torch.empty(prep.arena_bytes(PLACEMENTS), dtype=torch.uint8, device=device)
+    placed = timed_sides(prep, "cuda", spec, [lambda ops: ops, lambda ops: ops], arena=arena)
+    assert all(isinstance(side, Placements) and len(side) == PLACEMENTS for side in placed)
+    start, end = arena.data_ptr(), arena.data_ptr() + arena.numel()
+    assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "every copy in the arena"
+    small = arena[: prep.arena_bytes(PLACEMENTS) - 1]
+    assert callable(timed_sides(prep, "cuda", spec, [lambda ops: None], arena=small)[0]), "too big: one placement"
+    monkeypatch.setenv("GEMMWATCH_ARENA", "1")
+    monkeypatch.setattr(benchmarks.measure, "_arena", arena)  # (the process's, as prepare_process makes it)
+    assert operand_arena() is True
+    placed = timed_sides(prep, "cuda", spec, [lambda ops: ops])
+    assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "the process's arena by default"
+    monkeypatch.setenv("GEMMWATCH_ARENA", "yes")
+    with pytest.raises(ValueError, match="GEMMWATCH_ARENA must be '0' or '1', got 'yes'"):
+        operand_arena()
+
+
 def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
     import benchmarks.measure
 
@@ -208,7 +269,7 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
 
     for name in ("GEMMWATCH_COLD_L2", "GEMMWATCH_FLUSH", "GEMMWATCH_STREAMS", "GEMMWATCH_COOLDOWN",
                  "GEMMWATCH_PLACEMENT_THREADS", "GEMMWATCH_WORKSPACES", "GEMMWATCH_EARLY_WORKSPACES",
-                 "GEMMWATCH_FLUSH_BUFFERS", "GEMMWATCH_CAPTURES", "GEMMWATCH_SETTLE"):  # fmt: skip
+                 "GEMMWATCH_FLUSH_BUFFERS", "GEMMWATCH_CAPTURES", "GEMMWATCH_SETTLE", "GEMMWATCH_ARENA"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("GEMMWATCH_INJECT_SLOWDOWN", "fp16 16x32x32=0.03")  # compared with clean runs: not named
     assert protocol_id() == PROTOCOL == software_versions()["timing_protocol"]
@@ -237,6 +298,10 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith(f"+flush-buffers={other}+captures=4")
     monkeypatch.setenv("GEMMWATCH_SETTLE", "0.25")
     assert protocol_id().endswith("+captures=4+settle=0.25")
+    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
+    assert protocol_id().endswith("+settle=0.25")
+    monkeypatch.setenv("GEMMWATCH_ARENA", "1")
+    assert protocol_id().endswith("+settle=0.25+arena=1")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):

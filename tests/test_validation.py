@@ -116,6 +116,13 @@ def test_bad_out(ab):
     square = torch.randn(6, 6).half().to(a.device)
     with pytest.raises(ValueError, match="out shares memory with a"):
         kernels.matmul(square, square.clone(), out=square)
+    buffer = torch.randn(108).half().to(a.device)  # views of one buffer: refused only where they meet
+    x, y = buffer[:36].view(6, 6), buffer[36:72].view(6, 6)
+    with pytest.raises(ValueError, match="out shares memory with b"):
+        kernels.matmul(x, y, out=buffer[60:96].view(6, 6))
+    out = buffer[72:108].view(6, 6)
+    assert kernels.matmul(x, y, out=out) is out
+    torch.testing.assert_close(out.float(), x.float() @ y.float(), rtol=2e-2, atol=2e-2)
 
 
 def test_bad_forced_config(ab):
