@@ -85,7 +85,8 @@ def _align(n: int, to: int) -> int:
 
 
 def _span_bytes(t) -> int:
-    """Bytes of storage a tensor's elements span, from its first element (strided views too)."""
+    """Bytes of storage a tensor's elements span, from its first element (strided views too). (Not
+    taken from `kernels`: the suites also time older commits, whose `kernels` lack its helper.)"""
     if t.numel() == 0:
         return 0
     return (sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1) * t.element_size()

@@ -35,8 +35,13 @@ def _names(dtypes) -> str:
     return ", ".join(str(d).replace("torch.", "") for d in dtypes)
 
 
+def _span_elements(t: torch.Tensor) -> int:
+    """The offset of the tensor's last element from its first, in elements."""
+    return sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
+
+
 def _check_offsets(op: str, what: str, t: torch.Tensor) -> None:
-    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride()))
+    span = _span_elements(t)
     if span > _MAX_OFFSET:
         raise ValueError(
             f"{op}: {what} of shape {tuple(t.shape)} and strides {t.stride()} spans {span} elements; "
@@ -175,7 +180,7 @@ def check_out(
 
 def _byte_range(t: torch.Tensor) -> tuple[int, int]:
     """[first, last) bytes of memory the tensor's elements span (its strides non-negative)."""
-    extent = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride())) + 1 if t.numel() else 0
+    extent = _span_elements(t) + 1 if t.numel() else 0
     return t.data_ptr(), t.data_ptr() + extent * t.element_size()
 
 
