@@ -217,8 +217,8 @@ def protocol_id() -> str:
         knobs.append(f"captures={graph_captures()}")
     if settle_seconds():
         knobs.append(f"settle={settle_seconds():g}")
-    if operand_arena():
-        knobs.append("arena=1")
+    if not operand_arena():
+        knobs.append("arena=0")
     return "+".join([PROTOCOL, *knobs])
 
 
@@ -343,12 +343,14 @@ def settle_seconds() -> float:
 # whatever they measured or compiled before it. On the H200 a split-K native time took a sequence of
 # values over a process's repetitions, each with fresh clones, that repeated from process to process
 # (bf16 128x3584x18944: 49.5, 49.3, 48.7, 48.7 us; docs/BENCHMARKS.md, 2026-12-03, eighth session).
-# Evidence knob: not yet measured.
+# In the arena that cell's native time went flat over the repetitions (CV 0.97% -> 0.20%), and
+# three whole-matrix runs on one card put every pair's cells within 0.5% but for a power-capped
+# one (ninth session of 2026-12-03): the protocol since 2026-12-03 ("1", the default).
 ENV_ARENA = "GEMMWATCH_ARENA"
 
 
 def operand_arena() -> bool:
-    return _env_switch(ENV_ARENA, "0")
+    return _env_switch(ENV_ARENA, "1")
 
 
 _arena = None

@@ -86,8 +86,10 @@ replays before the first timed round (GEMMWATCH_SETTLE): the cells over the A/A 
 cold/warm pairs had nearly all been compiled right before their rounds in the cold run, the GPU
 idle meanwhile; with 0.2 s a cold/warm pair put 175 of 181 cells within 0.5%, the largest drawn
 into the power cap (eighth session). Where a placed cell's operand copies lie is the caller's:
-benchmarks.measure.timed_sides puts them in an arena allocated when the process starts with
-GEMMWATCH_ARENA=1 (not yet measured).
+benchmarks.measure.timed_sides puts them in an arena allocated when the process starts
+(GEMMWATCH_ARENA, on by default since protocol 2026-12-03: it flattened the split-K cells' native
+time over repetitions, and cold/warm pairs on one card came within 0.5% in all cells but a
+power-capped one; ninth session).
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
@@ -108,8 +110,10 @@ from dataclasses import dataclass
 # the key are of earlier protocols. 2026-12-02: each placement's calls from a host thread of its
 # own (its own cuBLAS workspace), fp8's native output placed with the operands. 2026-12-02b: the
 # issuers and their workspaces created when the measuring process starts (benchmarks.measure.
-# prepare_process), so that no cell's history moves where they lie.
-PROTOCOL = "2026-12-02b"
+# prepare_process), so that no cell's history moves where they lie. 2026-12-03: a placed cell's
+# operand copies in the process's arena (benchmarks.measure, GEMMWATCH_ARENA), at offsets set by the
+# cell alone.
+PROTOCOL = "2026-12-03"
 
 # Replays are sized to take at least this long, far above event resolution (~0.5 us).
 MIN_REPLAY_SECONDS = 1e-3

@@ -34,8 +34,10 @@ arguments as the suites time it (`measure.timed_sides`, `measure.timing_plan`: p
 per replay, cooldown; "suite+ws32": with 32 issuers, so 32 cuBLAS workspaces, per placed replay,
 as GEMMWATCH_WORKSPACES=32 gives the suites; "suite+fb8": 8 flush buffers taken in turn, as
 GEMMWATCH_FLUSH_BUFFERS=8; "suite+cg8": each side's replay captured in 8 graphs, as
-GEMMWATCH_CAPTURES=8; "suite+arena": the operand copies in the process's arena, as
-GEMMWATCH_ARENA=1 gives the suites, the same places every repetition). With "workspace" and several suite methods, whether more workspaces narrow
+GEMMWATCH_CAPTURES=8; "suite+arena": the operand copies in the process's arena, the same places
+every repetition, whatever GEMMWATCH_ARENA says; "suite" follows it, and the arena is the
+protocol's default: GEMMWATCH_ARENA=0 gives fresh clones each repetition). With "workspace" and
+several suite methods, whether more workspaces narrow
 the spread across reallocations shows in one process. The report prints, per cell, phase and
 method, the spread of the Triton and native medians across repetitions and each repetition's figures.
 """

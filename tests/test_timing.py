@@ -121,8 +121,8 @@ def test_timed_sides_put_placed_copies_in_the_arena_where_they_fit(monkeypatch, 
 
     spec = catalogue.H200
     monkeypatch.setattr(benchmarks.measure, "_device_memory", lambda: 141 << 30)
-    monkeypatch.delenv("GEMMWATCH_ARENA", raising=False)
-    assert operand_arena() is False, "off by default: the protocol of every recorded result"
+    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
+    assert operand_arena() is False
     prep = Prepared(Cell("fp16", 16, 32, 32), device)
     arena = torch.empty(prep.arena_bytes(PLACEMENTS), dtype=torch.uint8, device=device)
     placed = timed_sides(prep, "cuda", spec, [lambda ops: ops, lambda ops: ops], arena=arena)
@@ -131,9 +131,12 @@ def test_timed_sides_put_placed_copies_in_the_arena_where_they_fit(monkeypatch, 
     assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "every copy in the arena"
     small = arena[: prep.arena_bytes(PLACEMENTS) - 1]
     assert callable(timed_sides(prep, "cuda", spec, [lambda ops: None], arena=small)[0]), "too big: one placement"
-    monkeypatch.setenv("GEMMWATCH_ARENA", "1")
+    monkeypatch.setattr(benchmarks.measure, "_arena", arena)
+    placed = timed_sides(prep, "cuda", spec, [lambda ops: ops])
+    assert not any(start <= fn()[0].data_ptr() < end for fn in placed[0]), "GEMMWATCH_ARENA=0: fresh clones"
+    monkeypatch.delenv("GEMMWATCH_ARENA")
     monkeypatch.setattr(benchmarks.measure, "_arena", arena)  # (the process's, as prepare_process makes it)
-    assert operand_arena() is True
+    assert operand_arena() is True, "on by default: the protocol since 2026-12-03"
     placed = timed_sides(prep, "cuda", spec, [lambda ops: ops])
     assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "the process's arena by default"
     monkeypatch.setenv("GEMMWATCH_ARENA", "yes")
@@ -151,6 +154,7 @@ def test_timed_sides_flush_on_the_cpu_and_on_request(monkeypatch, device):
     assert callable(sides[0]), "no copies in the interpreter"
     monkeypatch.delenv("GEMMWATCH_COLD_L2", raising=False)
     assert cold_l2_method() == "flush", "the default"
+    monkeypatch.setenv("GEMMWATCH_ARENA", "0")  # fresh clones (the arena's copies: the test above)
     placed = timed_sides(prep, "cuda", spec, [lambda ops: ops, lambda ops: ops])
     assert all(isinstance(side, Placements) and len(side) == PLACEMENTS for side in placed), "a small cell"
     assert [fn() for fn in placed[0]] == [fn() for fn in placed[1]], "both sides call the same copies in turn"
@@ -298,10 +302,10 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith(f"+flush-buffers={other}+captures=4")
     monkeypatch.setenv("GEMMWATCH_SETTLE", "0.25")
     assert protocol_id().endswith("+captures=4+settle=0.25")
-    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
-    assert protocol_id().endswith("+settle=0.25")
     monkeypatch.setenv("GEMMWATCH_ARENA", "1")
-    assert protocol_id().endswith("+settle=0.25+arena=1")
+    assert protocol_id().endswith("+settle=0.25")
+    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
+    assert protocol_id().endswith("+settle=0.25+arena=0")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
