@@ -292,7 +292,7 @@ def early_workspaces() -> bool:
     return _env_switch(ENV_EARLY_WORKSPACES, "1")
 
 
-# The L2 flush buffers (timing.measure's `flush_buffers`): "0", the protocol up to 2026-12-02b, a
+# The L2 flush buffers (timing.measure's `flush_buffers`): "0", the protocol (2026-12-03 too), a
 # buffer allocated for each cell's measurement, wherever the cells before it left room in the
 # allocator; N >= 1, N buffers created when the measuring process starts (`prepare_process`), the
 # calls of a placed cell's replay flushing them in turn.
@@ -307,7 +307,7 @@ def flush_buffer_count() -> int:
 
 
 # The CUDA graphs each side of a placed cell's replay is captured in (timing.measure's `captures`):
-# "1", the protocol up to 2026-12-02b, one graph per side; N > 1, N graphs replayed one after
+# "1", the protocol (2026-12-03 too), one graph per side; N > 1, N graphs replayed one after
 # another between the same events.
 ENV_CAPTURES = "GEMMWATCH_CAPTURES"
 DEFAULT_CAPTURES = "1"
@@ -320,7 +320,7 @@ def graph_captures() -> int:
 
 
 # Seconds of untimed replays right before each cell's first timed round (timing.measure's
-# `settle`): "0", the protocol up to 2026-12-02b. A cell measured right after its kernel was
+# `settle`): "0", the protocol (2026-12-03 too). A cell measured right after its kernel was
 # compiled (a run on a cold Triton cache) starts its rounds after the GPU idled for the compile,
 # one measured in a warm run right after the previous cell's rounds; on the H200 17 of the 19 cells
 # over the A/A goal in five cold/warm pairs had been compiled for 0.19-0.86 s right before their
@@ -345,7 +345,7 @@ def settle_seconds() -> float:
 # (bf16 128x3584x18944: 49.5, 49.3, 48.7, 48.7 us; docs/BENCHMARKS.md, 2026-12-03, eighth session).
 # In the arena that cell's native time went flat over the repetitions (CV 0.97% -> 0.20%), and
 # three whole-matrix runs on one card put every pair's cells within 0.5% but for a power-capped
-# one (ninth session of 2026-12-03): the protocol since 2026-12-03 ("1", the default).
+# one (docs/BENCHMARKS.md, 2026-12-03, tenth session): the protocol since 2026-12-03 ("1", the default).
 ENV_ARENA = "GEMMWATCH_ARENA"
 
 

@@ -89,7 +89,7 @@ into the power cap (eighth session). Where a placed cell's operand copies lie is
 benchmarks.measure.timed_sides puts them in an arena allocated when the process starts
 (GEMMWATCH_ARENA, on by default since protocol 2026-12-03: it flattened the split-K cells' native
 time over repetitions, and cold/warm pairs on one card came within 0.5% in all cells but a
-power-capped one; ninth session).
+power-capped one; tenth session).
 
 On the CPU (Triton's interpreter) the same interface times with the host clock;
 those numbers exercise the pipeline and carry no performance signal.
