@@ -380,7 +380,7 @@ def prepare_process(device: str) -> None:
         return
     from benchmarks.timing import prepare_issuers, process_flush_buffers
 
-    if operand_arena():
+    if operand_arena() and cold_l2_method() != "rotate":  # (rotating copies do not lie in it)
         process_arena()
     if flush_buffer_count():
         process_flush_buffers(flush_buffer_count())

@@ -131,11 +131,10 @@ def test_timed_sides_put_placed_copies_in_the_arena_where_they_fit(monkeypatch, 
     assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "every copy in the arena"
     small = arena[: prep.arena_bytes(PLACEMENTS) - 1]
     assert callable(timed_sides(prep, "cuda", spec, [lambda ops: None], arena=small)[0]), "too big: one placement"
-    monkeypatch.setattr(benchmarks.measure, "_arena", arena)
+    monkeypatch.setattr(benchmarks.measure, "_arena", arena)  # (the process's, as prepare_process makes it)
     placed = timed_sides(prep, "cuda", spec, [lambda ops: ops])
     assert not any(start <= fn()[0].data_ptr() < end for fn in placed[0]), "GEMMWATCH_ARENA=0: fresh clones"
     monkeypatch.delenv("GEMMWATCH_ARENA")
-    monkeypatch.setattr(benchmarks.measure, "_arena", arena)  # (the process's, as prepare_process makes it)
     assert operand_arena() is True, "on by default: the protocol since 2026-12-03"
     placed = timed_sides(prep, "cuda", spec, [lambda ops: ops])
     assert all(start <= fn()[0].data_ptr() < end for fn in placed[0]), "the process's arena by default"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Call 5 (the box's Triton 3.6): the default protocol (2026-12-03: the operand arena, no knob set),
 # a cold run on an empty Triton cache and a warm run after it on the same card, each packed into
-# $OUT as soon as it ends (so a cut warm run keeps the cold one); then the arena GPU tests.
+# $OUT as soon as it ends (so a cut warm run keeps the cold one).
 set -uo pipefail
 out=${OUT:-/tmp/out}
 source docs/results/2026-12-03g-h200-flush/box.sh
