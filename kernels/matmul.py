@@ -768,10 +768,13 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 
     def operands(cfg: GemmConfig, *, copy: bool = True) -> tuple[torch.Tensor, torch.Tensor, int]:
         """(A, B, K) as this config computes: the operands themselves, or for `pad` configs
-        aligned copies with K zero-extended to a multiple of 16 (`copy=False`: the layout only)."""
-        if not cfg.pad:
-            return a, b, K
-        return *_aligned(a, b, copy), _padded_k(K)
+        aligned copies with K zero-extended to a multiple of 16, for `kmajor_b` ones B's K-major
+        copy (`copy=False`: the layout only)."""
+        if cfg.pad:
+            return *_aligned(a, b, copy, k_major_b=cfg.kmajor_b), _padded_k(K)
+        if cfg.kmajor_b:
+            return a, _k_major(b, copy), K
+        return a, b, K
 
     def wrap(a_, b_) -> tuple[int, int]:
         """Where the tile kernel's operand loads wrap past the edge: M and N, or for an aligned
@@ -888,14 +891,26 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "late promotion is for fp8 with precise accumulation"
         if cfg.fma and a.element_size() > 2:
             return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
+        if cfg.kmajor_b and (problem := kmajor_problem()):
+            return problem
         if cfg.swap_ab and a.element_size() > 2:
             return "swap-AB configs are for 16- and 8-bit operands (tf32's warpgroup MMA needs both K-major)"
         if cfg.uses_gluon:
             return gluon_ineligible(cfg)
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
-        reasons = [r for r in (descriptor_problem(a, "A"), descriptor_problem(b, "B")) if r]
+        # (a kmajor_b config's B is an aligned copy)
+        reasons = [r for r in (descriptor_problem(a, "A"), None if cfg.kmajor_b else descriptor_problem(b, "B")) if r]
         return "; ".join(reasons) or None
+
+    def kmajor_problem() -> str | None:
+        if b.stride(0) == 1:
+            return "kmajor_b configs copy a B whose rows run along N; this B is K-major already"
+        if input_precision == "ieee":
+            return "kmajor_b configs are for a matrix instruction that reads B K-major; ieee fp32 has none"
+        if a.element_size() == 2:
+            return "kmajor_b configs are for 32- and 8-bit operands (the warpgroup MMA reads 16-bit B either way)"
+        return None
 
     def gluon_ineligible(cfg: GemmConfig) -> str | None:
         from kernels import gluon_hopper
@@ -1065,8 +1080,10 @@ def _sm_count(device: torch.device) -> int:
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
-# Block of the pad copy: rows x contiguous columns of an aligned buffer.
+# Block of the pad copy: rows x contiguous columns of an aligned buffer; of a copy that
+# transposes, 32 rows (128 bytes of 32-bit source read along each buffer column).
 _PAD_BLOCK = (8, 256)
+_TRANSPOSE_BLOCK = (32, 64)
 
 
 @triton.jit
@@ -1107,7 +1124,9 @@ def _padded_k(K: int) -> int:
     return -(-K // 16) * 16
 
 
-def _aligned(a: torch.Tensor, b: torch.Tensor, copy: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+def _aligned(
+    a: torch.Tensor, b: torch.Tensor, copy: bool = True, *, k_major_b: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Operands A (M, K) and B (K, N) as a `pad` config reads them: each with K zero-extended to a
     multiple of 16 and its rows (along its contiguous dimension) padded to a multiple of 16
     elements, in a new buffer; an operand that is like that already, itself.
@@ -1115,54 +1134,85 @@ def _aligned(a: torch.Tensor, b: torch.Tensor, copy: bool = True) -> tuple[torch
     Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads,
     and a ragged K masks every load; a copy costs one read and one write of the operand, both
     copies one launch. `copy=False` returns the buffers uninitialised (their layout only).
+    `k_major_b`: B's copy (if it needs one, or is not K-major) K-major, whatever B's layout.
     """
     views, jobs = [], []
-    for t, k_dim in ((a, 1), (b, 0)):
-        view, job = _aligned_layout(t, k_dim)
+    for t, k_dim, k_major in ((a, 1, False), (b, 0, k_major_b)):
+        view, job = _aligned_layout(t, k_dim, k_major=k_major)
         views.append(view)
         if job:
             jobs.append(job)
-    if jobs and copy and not OFFLINE_COMPILE:  # (an offline compile needs the layouts only)
-        # Each buffer written whole: the operand's values, zeros past K (they meet zeros of the
-        # other operand) and in the row padding (the tile kernel's loads may read it for outputs
-        # that are never stored; it must be finite).
-        first, second = jobs[0], jobs[-1]
-        _pad_copy_kernel[(sum(job.blocks for job in jobs),)](
-            *first.args, first.blocks, *second.args, BLOCK_R=_PAD_BLOCK[0], BLOCK_C=_PAD_BLOCK[1]
-        )  # fmt: skip
+    if copy:
+        _copy(jobs)
     return views[0], views[1]
 
 
+def _k_major(b: torch.Tensor, copy: bool = True) -> torch.Tensor:
+    """B (K, N) over a K-major buffer (column-major, rows of 16-byte multiples): B itself if it is
+    so already, else its copy (`copy=False`: the buffer uninitialised, its layout only)."""
+    view, job = _aligned_layout(b, 0, pad_k=False, k_major=True)
+    if copy and job:
+        _copy([job])
+    return view
+
+
+def _copy(jobs: list[_PadCopy]) -> None:
+    """The copies of `_aligned_layout` in one launch (an offline compile needs the layouts only).
+
+    Each buffer written whole: the operand's values, zeros past K (they meet zeros of the other
+    operand) and in the row padding (the tile kernel's loads may read it for outputs that are
+    never stored; it must be finite). A copy that transposes reads the source along the buffer's
+    columns: it takes squarer blocks (_TRANSPOSE_BLOCK) so that those reads are whole sectors.
+    """
+    if not jobs or OFFLINE_COMPILE:
+        return
+    block = _TRANSPOSE_BLOCK if any(job.transposes for job in jobs) else _PAD_BLOCK
+    counts = [triton.cdiv(job.args[6], block[0]) * triton.cdiv(job.args[7], block[1]) for job in jobs]
+    first, second = jobs[0], jobs[-1]
+    _pad_copy_kernel[(sum(counts),)](
+        *first.args, counts[0], *second.args, BLOCK_R=block[0], BLOCK_C=block[1]
+    )  # fmt: skip
+
+
 class _PadCopy(NamedTuple):
-    """One operand's aligned copy: `_pad_copy_block`'s arguments and the blocks of its buffer."""
+    """One operand's aligned copy: `_pad_copy_block`'s arguments (source, buffer, the source's
+    extents and strides in the buffer's orientation, the buffer's shape and row stride), and
+    whether the copy transposes (the source's rows are the buffer's columns)."""
 
     args: tuple
-    blocks: int
+    transposes: bool
 
 
-def _aligned_layout(t: torch.Tensor, k_dim: int) -> tuple[torch.Tensor, _PadCopy | None]:
+def _aligned_layout(
+    t: torch.Tensor, k_dim: int, *, pad_k: bool = True, k_major: bool = False
+) -> tuple[torch.Tensor, _PadCopy | None]:
     """(`t` as a `pad` config reads it, its copy or None): `_aligned`'s view of one operand (`k_dim`:
-    its dimension that is K) over a new buffer, or `t` itself when it needs no copy."""
+    its dimension that is K) over a new buffer, or `t` itself when it needs no copy.
+
+    `pad_k=False`: K is kept (only the rows are padded to 16-byte multiples); `k_major`: the
+    buffer's rows run along K (a copy is made if `t`'s do not)."""
     K = t.shape[k_dim]
     rows_contiguous = t.stride(1) == 1 or t.stride(0) != 1
+    if k_major:
+        rows_contiguous = k_dim == 1  # (B's buffer is its transpose)
     leading = t.stride(0) if rows_contiguous else t.stride(1)
     if (
-        K % 16 == 0
+        (K % 16 == 0 or not pad_k)
         and (leading * t.element_size()) % 16 == 0
         and t.data_ptr() % 16 == 0
-        and (t.stride(1) == 1 or t.stride(0) == 1)
+        and t.stride(1 if rows_contiguous else 0) == 1
     ):
         return t, None
     shape = list(t.shape)
-    shape[k_dim] = _padded_k(K)
+    shape[k_dim] = _padded_k(K) if pad_k else K
     rows, cols = shape if rows_contiguous else shape[::-1]
     buffer = torch.empty((rows, -(-cols // 16) * 16), dtype=t.dtype, device=t.device)
     view = buffer[:, :cols] if rows_contiguous else buffer[:, :cols].T
     # (the copy works in the buffer's orientation: t's extents and strides in that order)
     extents = t.shape if rows_contiguous else t.shape[::-1]
     strides = t.stride() if rows_contiguous else t.stride()[::-1]
-    blocks = triton.cdiv(buffer.shape[0], _PAD_BLOCK[0]) * triton.cdiv(buffer.shape[1], _PAD_BLOCK[1])
-    return view, _PadCopy((t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0)), blocks)
+    transposes = strides[1] != 1 and strides[0] == 1
+    return view, _PadCopy((t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0)), transposes)
 
 
 def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:

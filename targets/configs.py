@@ -22,7 +22,8 @@ Rules (the first seed's, made concrete):
   equal share of the (tile, K step) iterations) where the last wave is partial.
   The last two synchronise programs through counters in memory. "tma_store"
   (the TMA kernel storing C through a descriptor too) where the output tile
-  also fits in shared memory. Where K or N rows are not 16-byte multiples, each
+  also fits in shared memory. On Hopper, 32-bit operands' TMA configs also come with `kmajor_b`
+  (B copied K-major first, as tf32's warpgroup MMA reads it). Where K or N rows are not 16-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
@@ -70,6 +71,7 @@ LATE_PROMOTION_MAX_BLOCK_K = 128
 LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
 VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
+TMA_VARIANTS = ("tma", "tma_ws", "tma_store")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 # Memory-bound problems (fewer FLOPs per operand byte than the chip's ridge point; without the
@@ -146,6 +148,10 @@ class GemmConfig:
     # L2 once into both CTAs (TMA multicast); block_m and block_n stay one CTA's tile.
     cluster_m: int = 1
     cluster_n: int = 1
+    # The persistent TMA kernel on a copy of B made K-major first (one transposing copy per call):
+    # Hopper's warpgroup MMA reads 32-bit (tf32) and 8-bit operands K-major only, and Triton makes
+    # a K step's tile of a row-major B so in shared memory for every step anew otherwise.
+    kmajor_b: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -208,6 +214,13 @@ class GemmConfig:
                 )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
+        if not isinstance(self.kmajor_b, bool):
+            raise ValueError(f"GemmConfig.kmajor_b must be a bool, got {self.kmajor_b!r}")
+        if self.kmajor_b and (not self.uses_tma or self.swap_ab):
+            raise ValueError(
+                f"GemmConfig.kmajor_b is for the persistent TMA kernel's variants ({', '.join(TMA_VARIANTS)}) "
+                f"without swap_ab, got {self}"
+            )
         if not isinstance(self.late_promotion, bool):
             raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
         if self.fma and (self.variant not in TILE_KERNEL_VARIANTS or self.late_promotion):
@@ -234,7 +247,7 @@ class GemmConfig:
     @property
     def uses_tma(self) -> bool:
         """The persistent TMA kernel runs this config (variants "tma", "tma_ws", "tma_store")."""
-        return self.variant in ("tma", "tma_ws", "tma_store")
+        return self.variant in TMA_VARIANTS
 
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
@@ -242,7 +255,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k", "tail_halves"):
+        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k", "tail_halves", "kmajor_b"):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         for name in ("cluster_m", "cluster_n"):
@@ -277,6 +290,7 @@ _FLAG_SUFFIXES = {
     "-swap": "swap_ab",
     "-stream": "stream_k",
     "-th": "tail_halves",
+    "-kb": "kmajor_b",
 }
 _NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
 _VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
@@ -406,6 +420,10 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         # ... and in the persistent TMA kernel: operand tiles by descriptor through the ring, one
         # program per tile up to one per SM, no split of K (cuBLAS's decode kernels on the H200).
         configs += [dataclasses.replace(cfg, variant="tma") for cfg in swapped]
+    if nbytes == 4 and spec.arch == "sm_90":
+        # tf32's warpgroup MMA reads B K-major only: the persistent TMA configs also on a K-major
+        # copy of B (the launcher refuses them for a K-major B, and for ieee fp32: no MMA there).
+        configs += [dataclasses.replace(cfg, kmajor_b=True) for cfg in configs if cfg.uses_tma and not cfg.swap_ab]
     configs += _gluon_configs(spec, M, N, K, nbytes)
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks, nbytes)
@@ -741,7 +759,7 @@ def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
     return (
         cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
-        cfg.cluster_m, cfg.cluster_n,
+        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b,
     )  # fmt: skip
 
 

@@ -423,6 +423,55 @@ def test_aligned_copy_fills_the_whole_buffer(device, rng, dtype):
     check(padded_a, a_rows)
 
 
+def test_k_major_copy_of_b(device, rng):
+    """kmajor_b's copy: B (K, N) over a column-major buffer whose columns (K long) are 16-byte
+    multiples, K itself kept, zeros in the padding; several blocks each way, B read through any
+    strides; a B that is K-major and aligned already is not copied."""
+    from kernels.matmul import _TRANSPOSE_BLOCK, _k_major
+
+    K, N = 2 * _TRANSPOSE_BLOCK[1] + 5, 3 * _TRANSPOSE_BLOCK[0] + 7
+    for b in (
+        _randn((K, N), rng, torch.float32, device),
+        _randn((K, 2 * N), rng, torch.float32, device)[:, ::2],  # neither dimension contiguous
+    ):
+        view = _k_major(b)
+        assert view.shape == (K, N) and view.stride() == (1, -(-K // 16) * 16)
+        assert torch.equal(view, b)
+        buffer = torch.as_strided(view, (N, view.stride(1)), (view.stride(1), 1))
+        assert not buffer[:, K:].any()
+    kmajor = _layout(_randn((64, 48), rng, torch.float32, device), "col")
+    assert _k_major(kmajor) is kmajor
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        GemmConfig(64, 32, 32, 4, 2, variant="tma", kmajor_b=True),
+        GemmConfig(64, 64, 32, 4, 2, variant="tma_store", kmajor_b=True),
+        GemmConfig(64, 32, 32, 4, 2, variant="tma", pad=True, kmajor_b=True),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("shape", [(64, 96, 80), (70, 40, 52), (33, 129, 1000)], ids=lambda s: "x".join(map(str, s)))
+def test_kmajor_b_configs_compute_tf32_on_a_row_major_b(config, shape, device, rng):
+    M, N, K = shape
+    a, b = _randn((M, K), rng, torch.float32, device), _randn((K, N), rng, torch.float32, device)
+    out = _poisoned(M, N, torch.float32, device)
+    kernels.matmul(a, b, precision="tf32", out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp32-tf32"]
+
+
+def test_kmajor_b_configs_are_refused_where_they_do_nothing(device, rng):
+    config = GemmConfig(64, 32, 32, 4, 2, variant="tma", kmajor_b=True)
+    a, b = _randn((64, 64), rng, torch.float32, device), _randn((64, 64), rng, torch.float32, device)
+    with pytest.raises(ValueError, match="this B is K-major already"):
+        kernels.matmul(a, _layout(b, "col"), precision="tf32", config=config)
+    with pytest.raises(ValueError, match="ieee fp32 has none"):
+        kernels.matmul(a, b, precision="ieee", config=config)
+    with pytest.raises(ValueError, match="reads 16-bit B either way"):
+        kernels.matmul(a.half(), b.half(), config=config)
+
+
 def test_split_k_is_deterministic(device, rng):
     # The slices are summed in a fixed order by a second pass (no atomics): same bits every call.
     a, b = _randn((24, 1000), rng, torch.float16, device), _randn((1000, 40), rng, torch.float16, device)

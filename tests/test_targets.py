@@ -30,6 +30,7 @@ from targets.configs import (
     SWAP_MAX_M,
     SWAP_MIN_BLOCK_N,
     TILE_KERNEL_VARIANTS,
+    _tile_group,
     dtype_bytes,
     hopper_partitions,
     math_warps,
@@ -283,6 +284,32 @@ def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
     assert GemmConfig(**cfg.as_dict()) == cfg
     with pytest.raises(ValueError, match="pad must be a bool, got 1"):
         GemmConfig(64, 64, 64, 4, 3, pad=1)
+
+
+def test_kmajor_b_configs_for_32_bit_operands_on_hopper():
+    from targets.configs import config_from_name
+
+    h200 = get("h200")
+    for shape in ((4096, 4096, 4096), (1024, 1024, 1024), (64, 64, 1001)):
+        configs = candidate_configs(h200, "fp32", *shape, limit=None)
+        kb = [c for c in configs if c.kmajor_b]
+        assert kb and {c.variant for c in kb} <= {"tma", "tma_ws", "tma_store"}
+        # each the twin of a TMA config on B as it is, for the timing to decide
+        assert {dataclasses.replace(c, kmajor_b=False) for c in kb} <= set(configs)
+    for dtype in ("fp16", "bf16", "fp8_e4m3"):  # 16-bit B either way; fp8's B comes K-major
+        assert not [c for c in candidate_configs(h200, dtype, 4096, 4096, 4096, limit=None) if c.kmajor_b]
+    assert not [c for c in candidate_configs(get("a100-80gb"), "fp32", 4096, 4096, 4096, limit=None) if c.kmajor_b]
+    cfg = GemmConfig(128, 128, 32, 8, 3, variant="tma", kmajor_b=True)
+    assert str(cfg) == "BM128-BN128-BK32-w8-s3-g8-tma-kb" and config_from_name(str(cfg)) == cfg
+    assert config_from_name("BM64-BN64-BK32-w4-s3-g8-tma-store-pad-kb") == GemmConfig(
+        64, 64, 32, 4, 3, variant="tma_store", pad=True, kmajor_b=True
+    )
+    assert GemmConfig(**cfg.as_dict()) == cfg and "kmajor_b" not in GemmConfig(64, 64, 64, 4, 3).as_dict()
+    assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, kmajor_b=False))
+    with pytest.raises(ValueError, match="kmajor_b is for the persistent TMA kernel's variants"):
+        GemmConfig(64, 64, 64, 4, 3, kmajor_b=True)
+    with pytest.raises(ValueError, match="kmajor_b must be a bool, got 1"):
+        GemmConfig(64, 64, 64, 4, 3, variant="tma", kmajor_b=1)
 
 
 def test_tma_variant_only_on_chips_with_a_tma(monkeypatch):
