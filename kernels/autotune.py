@@ -15,6 +15,7 @@ benchmark context.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import time
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 # Module-level imports only: `gemmwatch recheck` loads two trees' `kernels` into one process, and an
 # import inside a function would find whichever `targets` sys.modules holds then (the runner's), not
 # this tree's (its tuned library, its candidate space).
-from targets import candidate_configs, detect, library, shape_bucket
+from targets import MAX_CONFIGS, candidate_configs, detect, library, shape_bucket
 from targets.configs import GemmConfig
 
 DEFAULT_TOP_K = 12  # candidates timed per shape bucket; ~1 s of compile each
@@ -326,8 +327,11 @@ def _launch_chosen(
 
 
 def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig], str | None]) -> list[GemmConfig]:
-    """The target's candidates for this problem, best-ranked first, without those these operands cannot take."""
-    return [c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K) if not ineligible(c)]
+    """The target's candidates for this problem, best-ranked first, without those these operands cannot take:
+    the first MAX_CONFIGS of them (refused ones do not take places: fp32's `kmajor_b` twins, ineligible for
+    ieee precision, are a third of its first candidates)."""
+    eligible = (c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K, limit=None) if not ineligible(c))
+    return list(itertools.islice(eligible, MAX_CONFIGS))
 
 
 def _runnable(

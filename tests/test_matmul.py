@@ -570,6 +570,24 @@ def test_a_fresh_search_times_with_the_callers_timer_and_records_what_defeats_it
             pass
 
 
+def test_refused_candidates_do_not_take_places_among_the_first():
+    """An autotune times the first MAX_CONFIGS candidates these operands can take: fp32's kmajor_b
+    twins, refused for ieee precision, leave their places to the next ones."""
+    from kernels import autotune
+    from targets import MAX_CONFIGS, candidate_configs, get
+
+    h200 = get("h200")
+    key = autotune.ProblemKey(
+        op="matmul", dtype="fp32", precision="ieee", layout="rowrow", M=4096, N=4096, K=4096, device="cuda"
+    )
+    first = candidate_configs(h200, "fp32", 4096, 4096, 4096)
+    assert any(c.kmajor_b for c in first)
+    eligible = autotune._eligible_candidates(h200, key, lambda c: "ieee" if c.kmajor_b else None)
+    assert len(eligible) == MAX_CONFIGS and not any(c.kmajor_b for c in eligible)
+    assert eligible[: len(first)] != first and eligible[0] == first[0]
+    assert autotune._eligible_candidates(h200, key, lambda c: None) == first
+
+
 def test_late_promotion_is_refused_where_the_accumulation_is_not_precise_fp8(device, rng):
     late = GemmConfig(32, 32, 32, 4, 2, late_promotion=True)
     a, b = _randn((40, 64), rng, torch.float16, device), _randn((64, 48), rng, torch.float16, device)
