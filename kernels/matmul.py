@@ -1167,7 +1167,7 @@ def _copy(jobs: list[_PadCopy]) -> None:
     if not jobs or OFFLINE_COMPILE:
         return
     block = _TRANSPOSE_BLOCK if any(job.transposes for job in jobs) else _PAD_BLOCK
-    counts = [triton.cdiv(job.args[6], block[0]) * triton.cdiv(job.args[7], block[1]) for job in jobs]
+    counts = [triton.cdiv(job.buffer.shape[0], block[0]) * triton.cdiv(job.buffer.shape[1], block[1]) for job in jobs]
     first, second = jobs[0], jobs[-1]
     _pad_copy_kernel[(sum(counts),)](
         *first.args, counts[0], *second.args, BLOCK_R=block[0], BLOCK_C=block[1]
@@ -1181,6 +1181,10 @@ class _PadCopy(NamedTuple):
 
     args: tuple
     transposes: bool
+
+    @property
+    def buffer(self) -> torch.Tensor:
+        return self.args[1]
 
 
 def _aligned_layout(
