@@ -217,6 +217,8 @@ def protocol_id() -> str:
         knobs.append(f"captures={graph_captures()}")
     if settle_seconds():
         knobs.append(f"settle={settle_seconds():g}")
+    if cool_start_seconds():
+        knobs.append(f"cool-start={cool_start_seconds():g}")
     if not operand_arena():
         knobs.append("arena=0")
     return "+".join([PROTOCOL, *knobs])
@@ -334,6 +336,48 @@ def settle_seconds() -> float:
     from benchmarks.timing import MAX_SETTLE_SECONDS
 
     return _env_number(ENV_SETTLE, "0", MAX_SETTLE_SECONDS, f"a number of seconds in 0..{MAX_SETTLE_SECONDS:g}")
+
+
+# Evidence knob: the longest idle, in seconds, before the first call of a cell that gets a cooldown
+# (`cool_start`). "0", the protocol (2026-12-03 too). In a warm run a long cell starts right after
+# the previous cell's rounds, in a cold one after its compile's idle: on the H200 fp32-ieee
+# 3000x5000x1000 started at 565-619 W and 54-58 C (once in the power cap) after fp16/bf16
+# 3000x5000x1000 (short cells: no cooldown) in warm runs, at 122-273 W and 37-43 C after its
+# compile in cold ones; in the pair where the warm run started it in the cap its Triton and native
+# times were 0.7% apart, its ratio 0.1% (docs/BENCHMARKS.md, 2026-12-04, second session).
+ENV_COOL_START = "GEMMWATCH_COOL_START"
+MAX_COOL_START_SECONDS = 10.0
+# A cell's start is cool where NVML shows none of these clock-event reasons and at most this power.
+# NVML's power on Hopper is the average of the last second (nvmlDeviceGetPowerUsage): after a
+# cell at 600 W it falls below 200 W once the card has idled most of a second, about what a
+# compile's idle gave the cold runs (the H200 read 122-273 W there, prepared cells' calls included).
+COOL_START_WATTS = 200.0
+HOT_REASONS = frozenset({"sw_power_cap", "hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake"})
+COOL_START_POLL_SECONDS = 0.02
+
+
+def cool_start_seconds() -> float:
+    return _env_number(
+        ENV_COOL_START, "0", MAX_COOL_START_SECONDS, f"a number of seconds in 0..{MAX_COOL_START_SECONDS:g}"
+    )
+
+
+def cool_start(limit: float, read_state, *, sleep=time.sleep, clock=time.perf_counter) -> float:
+    """Idle until `read_state()` (benchmarks.context.device_state's dict) shows a cool card (none of
+    HOT_REASONS, at most COOL_START_WATTS), at most `limit` seconds; the seconds idled. An empty
+    state (no NVML) is taken as cool: nothing to wait for."""
+    begun = clock()
+    while True:
+        state = read_state()
+        if not state or (
+            not HOT_REASONS.intersection(state.get("throttle_names", ()))
+            and state.get("power_w", 0.0) <= COOL_START_WATTS
+        ):
+            break
+        if clock() - begun >= limit:
+            break
+        sleep(COOL_START_POLL_SECONDS)
+    return clock() - begun
 
 
 # Where a placed cell's operand copies lie (`timed_sides`): "0", the protocol up to 2026-12-02b,
@@ -578,6 +622,8 @@ class CellResult:
     # timing rounds: a noisy cell can be matched to the clock state it was measured in.
     state_before: dict | None = None
     state_after: dict | None = None
+    # Seconds idled before the cell's first call for a cool start (GEMMWATCH_COOL_START), if any.
+    cool_start_s: float | None = None
     # The GPU kernels one native call launched (GEMMWATCH_NATIVE_KERNELS=1, diagnostic runs): a
     # native time that moves between processes can be matched to a different library choice; and
     # their launch geometry (`kernel_launches`), which can differ under one kernel name.
@@ -646,6 +692,9 @@ def measure_cell(cell: Cell, *, rounds: int, device: str, spec) -> CellResult:
     result = CellResult(cell.dtype, (cell.M, cell.N, cell.K), cell.epilogue, tolerance=TOLERANCE[cell.dtype])
     try:
         prep = Prepared(cell, device)
+        limit = cool_start_seconds() if device == "cuda" else 0.0
+        if limit and (expected_call_seconds(prep, spec) or 0.0) >= COOLDOWN_MIN_ROOFLINE_SECONDS:
+            result.cool_start_s = round(cool_start(limit, device_state), 3)
         out, result.tune_seconds = _timed_call(prep, device)
         autotune.shutdown_workers()  # (started by an autotune only: none may run while the cell is timed)
         selection = autotune.last()

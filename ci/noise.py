@@ -183,15 +183,18 @@ def context_cells(result: ResultFile) -> dict[str, dict]:
 
 
 def clock_states(result: ResultFile) -> dict[str, dict]:
-    """{cell: {"before": state, "after": state, "compile_s": seconds}}; cells measured without NVML
-    (or before per-cell states were recorded) are absent. `compile_s`: the seconds the cell's first
-    call took to choose and compile its config right before its rounds (the GPU idle meanwhile: a
-    run on a cold Triton cache has such gaps where a warm one has none), None if not recorded."""
+    """{cell: {"before": state, "after": state, "compile_s": seconds, "cool_start_s": seconds}}; cells
+    measured without NVML (or before per-cell states were recorded) are absent. `compile_s`: the
+    seconds the cell's first call took to choose and compile its config right before its rounds (the
+    GPU idle meanwhile: a run on a cold Triton cache has such gaps where a warm one has none), None if
+    not recorded; `cool_start_s`: the seconds idled before that call for a cool start
+    (GEMMWATCH_COOL_START), None where there was none."""
     return {
         cell: {
             "before": entry.get("state_before") or {},
             "after": entry.get("state_after") or {},
             "compile_s": entry.get("tune_seconds"),
+            "cool_start_s": entry.get("cool_start_s"),
         }
         for cell, entry in context_cells(result).items()
         if entry.get("state_before") or entry.get("state_after")
@@ -275,6 +278,9 @@ def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
         tail = ""
         if all(isinstance(x, (int, float)) for x in compiled):
             tail = "; compiling first " + " / ".join(f"{x:.2f}" for x in compiled) + " s"
+        cooled = [(states.get(cell) or {}).get("cool_start_s") for states in per_run]
+        if any(isinstance(x, (int, float)) for x in cooled):
+            tail += "; idled for a cool start " + " / ".join("-" if x is None else f"{x:.2f}" for x in cooled) + " s"
         lines.append(f"  {cell:<40} " + " | ".join(parts) + tail)
     if all(not states for states in per_run):
         lines.append(

@@ -14,7 +14,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(
-    tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None, compile_s=None
+    tmp_path,
+    name,
+    commit,
+    quiet_ratio,
+    noisy_ratio,
+    clocks=None,
+    choice=None,
+    card=None,
+    launches=None,
+    compile_s=None,
+    cool_start_s=None,
 ):
     rng = np.random.default_rng(len(name))
     cells = {
@@ -33,6 +43,8 @@ def _run(
                                                                       "throttle_names": throttle}}}  # fmt: skip
         if compile_s is not None:
             cell_states["fp16 16x4096x4096"]["tune_seconds"] = compile_s
+        if cool_start_s is not None:
+            cell_states["fp16 16x4096x4096"]["cool_start_s"] = cool_start_s
         if choice is not None:  # (Triton config, native kernels[, timing method, calls per replay])
             cell_states["fp16 16x4096x4096"].update(config=choice[0], native_kernels=choice[1])
             if len(choice) > 2:
@@ -66,6 +78,12 @@ def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
     clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
     assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in clocks
     assert clocks.endswith("; compiling first 0.62 / 0.00 s"), clocks  # the cold run's idle gap before the rounds
+    c = _run(
+        tmp_path, "c", "aaaaaaaa11", 0.95, 1.04, clocks=(1980, 1980, 402.0, []), compile_s=0.0021, cool_start_s=0.84
+    )
+    proc = noise(a, c, "--clocks")
+    clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
+    assert clocks.endswith("; compiling first 0.62 / 0.00 s; idled for a cool start - / 0.84 s"), clocks
 
 
 def test_runs_without_recorded_clock_states_say_so(tmp_path):

@@ -305,6 +305,9 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith("+settle=0.25")
     monkeypatch.setenv("GEMMWATCH_ARENA", "0")
     assert protocol_id().endswith("+settle=0.25+arena=0")
+    monkeypatch.setenv("GEMMWATCH_COOL_START", "1.5")
+    assert protocol_id().endswith("+settle=0.25+cool-start=1.5+arena=0")
+    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -481,6 +484,73 @@ def test_a_cooldown_idles_between_rounds_and_is_recorded():
     assert abs(cooled.median(0) / plain.median(0) - 1) < 0.1  # the kernel's own time is unchanged
     short = measure(functools.partial(torch.cuda._sleep, 20_000), rounds=3, warmup=1, cooldown=2.0)
     assert short.method == "cuda-graph+l2-flush", "calls below COOLDOWN_MIN_CALL_SECONDS run back to back"
+
+
+def test_the_cool_start_knob_is_checked(monkeypatch):
+    from benchmarks.measure import cool_start_seconds
+
+    monkeypatch.delenv("GEMMWATCH_COOL_START", raising=False)
+    assert cool_start_seconds() == 0.0, "off: the protocol of every recorded result"
+    monkeypatch.setenv("GEMMWATCH_COOL_START", "2")
+    assert cool_start_seconds() == 2.0
+    for bad in ("-1", "11", "warm", "", "nan"):
+        monkeypatch.setenv("GEMMWATCH_COOL_START", bad)
+        with pytest.raises(
+            ValueError, match=re.escape(f"GEMMWATCH_COOL_START must be a number of seconds in 0..10, got {bad!r}")
+        ):
+            cool_start_seconds()
+
+
+class _Card:
+    """NVML states read in turn, on a clock that the waiting itself advances."""
+
+    def __init__(self, states):
+        self.states, self.now, self.reads = list(states), 0.0, 0
+
+    def read(self):
+        self.reads += 1
+        return self.states.pop(0) if len(self.states) > 1 else self.states[0]
+
+    def sleep(self, seconds):
+        self.now += seconds
+
+    def clock(self):
+        return self.now
+
+
+def _state(watts, *reasons):
+    return {"power_w": watts, "temperature_c": 50, "throttle_names": list(reasons)}
+
+
+def test_a_cool_start_idles_while_the_card_is_capped_or_drawing_much_and_no_longer_than_its_limit():
+    from benchmarks.measure import COOL_START_POLL_SECONDS, COOL_START_WATTS, cool_start
+
+    hot, capped, cool = _state(618.6), _state(180.0, "sw_power_cap"), _state(150.0)
+    card = _Card([hot, hot, capped, capped, cool, hot])
+    waited = cool_start(2.0, card.read, sleep=card.sleep, clock=card.clock)
+    assert card.reads == 5 and waited == pytest.approx(4 * COOL_START_POLL_SECONDS), "until the first cool reading"
+    card = _Card([_state(COOL_START_WATTS)])
+    assert cool_start(2.0, card.read, sleep=card.sleep, clock=card.clock) == 0.0 and card.reads == 1
+    card = _Card([_state(COOL_START_WATTS + 1)])  # never cool: the limit ends the wait
+    waited = cool_start(0.5, card.read, sleep=card.sleep, clock=card.clock)
+    assert 0.5 <= waited < 0.5 + 2 * COOL_START_POLL_SECONDS
+    card = _Card([{}])  # no NVML: nothing to wait for
+    assert cool_start(2.0, card.read, sleep=card.sleep, clock=card.clock) == 0.0
+
+
+def test_a_cell_waits_for_a_cool_start_on_the_gpu_only(device, monkeypatch):
+    monkeypatch.setenv("GEMMWATCH_COOL_START", "0.5")
+    result = measure_cell(Cell("fp16", 16, 32, 32), rounds=2, device=device, spec=detect())
+    assert not result.failed and result.cool_start_s is None, "a short cell (and any off the GPU): no wait"
+
+
+@pytest.mark.gpu
+def test_a_long_cell_waits_for_a_cool_start(monkeypatch):
+    monkeypatch.setenv("GEMMWATCH_COOL_START", "1.0")
+    measure_cell(Cell("fp16", 4096, 4096, 4096), rounds=3, device="cuda", spec=detect())  # the card warm
+    result = measure_cell(Cell("fp16", 4096, 4096, 4096), rounds=3, device="cuda", spec=detect())
+    assert not result.failed, result.error
+    assert 0.0 <= result.cool_start_s <= 1.1, result.cool_start_s
 
 
 @pytest.mark.gpu
