@@ -371,6 +371,7 @@ def check_measurement_knobs() -> None:
     from benchmarks.measure import (
         cell_order,
         cold_l2_method,
+        cool_start_seconds,
         cooldown,
         early_workspaces,
         flush_buffer_count,
@@ -398,6 +399,7 @@ def check_measurement_knobs() -> None:
     flush_buffer_count()
     graph_captures()
     settle_seconds()
+    cool_start_seconds()
     operand_arena()
 
 

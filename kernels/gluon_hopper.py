@@ -47,6 +47,12 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   one loses (docs/BENCHMARKS.md, 2026-12-03 fourth session); on the H200 they compute the product
   and are mostly slower than one CTA (2026-12-03 fifth session).
 
+- Extra columns (EXTRA_N 8-64; one CTA, no split K, stream-K or tail halves): each tile is
+  BLOCK_N + EXTRA_N columns wide, the extra ones in a B tile, an MMA, an accumulator and an output
+  tile of their own beside the main ones (Triton's blocks are powers of two): tiles of 72, 80, 96,
+  144 columns, the widths cuBLAS picks so that a problem's tiles fill the SMs once (fp8 128 x 4608 x
+  3584: 64 x 72 tiles, 128 on 132 SMs, where 64 x 64 makes 144 and 128 x 64 72).
+
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
 added to the fp32 accumulator while they run: three accumulators live at once, 64 values per
@@ -67,7 +73,7 @@ import torch
 import triton
 
 from kernels._validate import descriptor_problem
-from targets.configs import GLUON_STEP_MAX_ACC, GLUON_WG_TILE, gluon_cluster_problem, tail_rows
+from targets.configs import EXTRA_N_WIDTHS, GLUON_STEP_MAX_ACC, GLUON_WG_TILE, gluon_cluster_problem, tail_rows
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -260,16 +266,27 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _issue_loads(
-        a_desc, b_desc, a_buf, b_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr, CLUSTER_M: gl.constexpr,
-        CLUSTER_N: gl.constexpr,
+        a_desc, b_desc, t_desc, a_buf, b_buf, t_buf, bar, off_m, off_n, off_k, B_KMAJOR: gl.constexpr,
+        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr,
     ):  # fmt: skip
         """One K step's A and B tiles into a ring slot; `bar` completes when both have landed.
 
         In a cluster of CLUSTER_M CTAs along M the CTAs share B's tile: the first CTA copies it
         once from L2 into every CTA's slot (multicast), each copies its own rows of A; along N
         (CLUSTER_N) A's tile is the shared one. Each CTA's `bar` expects what lands in its own
-        shared memory."""
-        if CLUSTER_M * CLUSTER_N == 1:
+        shared memory. With EXTRA_N, B's extra columns (`t_desc`'s, after the main ones) land in
+        `t_buf` too."""
+        if EXTRA_N > 0:
+            BLOCK_N: gl.constexpr = b_desc.block_type.shape[0] if B_KMAJOR else b_desc.block_type.shape[1]
+            mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes + t_desc.block_type.nbytes)
+            _tma_load(a_desc, [off_m, off_k], bar, a_buf)
+            if B_KMAJOR:
+                _tma_load(b_desc, [off_n, off_k], bar, b_buf)
+                _tma_load(t_desc, [off_n + BLOCK_N, off_k], bar, t_buf)
+            else:
+                _tma_load(b_desc, [off_k, off_n], bar, b_buf)
+                _tma_load(t_desc, [off_k, off_n + BLOCK_N], bar, t_buf)
+        elif CLUSTER_M * CLUSTER_N == 1:
             mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
             _tma_load(a_desc, [off_m, off_k], bar, a_buf)
             if B_KMAJOR:
@@ -378,21 +395,22 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_loader(
-        a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
+        a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr,
-        CLUSTER_N: gl.constexpr,
+        CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr,
     ):  # fmt: skip
         """The loader partition: fill the ring in the order the MMA partition consumes it. In a
         cluster the first CTA's loader, which also writes the shared operand into the other CTAs'
         slots, waits for a slot on `lead` (every CTA's MMA partitions), the others on their own
         `empty` (`_release`)."""
         STAGES: gl.constexpr = a_bufs.type.shape[0]
-        units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
+        TILE_N: gl.constexpr = BLOCK_N + EXTRA_N
+        units = _units(M, N, whole, num_programs, BLOCK_M, TILE_N, SPLIT_K, STREAM_K)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
             _, _, off_m, off_n, k_lo, k_hi, _, _ = _unit_coords(
-                unit, whole, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
+                unit, whole, M, N, K, num_programs, BLOCK_M, TILE_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
             for ki in range(k_lo, k_hi):
                 slot = step % STAGES
@@ -405,8 +423,8 @@ if GLUON_IMPORT_ERROR is None:
                     mbarrier.wait(lead.index(slot), phase, pred=_cluster_rank() == 0)
                     mbarrier.wait(empty.index(slot), phase, pred=_cluster_rank() != 0)
                 _issue_loads(
-                    a_desc, b_desc, a_bufs.index(slot), b_bufs.index(slot), ready.index(slot),
-                    off_m, off_n, ki * BLOCK_K, B_KMAJOR, CLUSTER_M, CLUSTER_N,
+                    a_desc, b_desc, t_desc, a_bufs.index(slot), b_bufs.index(slot), t_bufs.index(slot),
+                    ready.index(slot), off_m, off_n, ki * BLOCK_K, B_KMAJOR, CLUSTER_M, CLUSTER_N, EXTRA_N,
                 )  # fmt: skip
                 step += 1
 
@@ -440,12 +458,12 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_mma(
-        a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr,
-        M, N, K, num_programs, whole,
+        a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr,
+        ws_ptr, counters_ptr, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
-        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, num_warps: gl.constexpr,
+        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -464,20 +482,63 @@ if GLUON_IMPORT_ERROR is None:
         other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
         With SPLIT_K > 1 each unit covers a share of a tile's K steps (`_finish`); a tile's counter
         per partition and half of N.
+        EXTRA_N > 0 (PROMOTE 0 or 1, whole tiles): the tile's extra columns (`t_bufs`) in a second
+        accumulator, by a second MMA per K step, stored by their own descriptor (`ct_desc`).
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
         CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
-        units = _units(M, N, whole, num_programs, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K)
+        TILE_N: gl.constexpr = BLOCK_N + EXTRA_N
+        units = _units(M, N, whole, num_programs, BLOCK_M, TILE_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
         for unit in range(gl.program_id(0), units, num_programs):
             tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
-                unit, whole, M, N, K, num_programs, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
+                unit, whole, M, N, K, num_programs, BLOCK_M, TILE_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
             off_m += ROW0
             counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
-            if PROMOTE == 0:
+            if EXTRA_N > 0:
+                gl.static_assert(SPLIT_K == 1 and not STREAM_K and CLUSTER == 1, "extra columns: whole tiles only")
+                gl.static_assert(PROMOTE != 2, "extra columns: no promotion by halves of N")
+                STAGES: gl.constexpr = a_bufs.type.shape[0]
+                extra_layout: gl.constexpr = _mma_layout(ROWS, EXTRA_N, bits, num_warps)
+                acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
+                acc_t = gl.zeros([ROWS, EXTRA_N], gl.float32, extra_layout)
+                if PROMOTE == 0:
+                    for ki in range(k_lo, k_hi):
+                        a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
+                        t = t_bufs.index(step % STAGES)
+                        acc = warpgroup_mma(a, _b_operand(b, B_KMAJOR), acc, is_async=True)
+                        acc_t = warpgroup_mma(a, _b_operand(t, B_KMAJOR), acc_t, is_async=True)
+                        # (one commit group per MMA: the previous step's two have finished)
+                        acc, acc_t = warpgroup_mma_wait(num_outstanding=2, deps=(acc, acc_t))
+                        _release(empty, lead, step + STAGES - 1, pred=ki > k_lo)
+                        step += 1
+                    acc, acc_t = warpgroup_mma_wait(num_outstanding=0, deps=(acc, acc_t))
+                    _release(empty, lead, step + STAGES - 1, pred=k_hi > k_lo)
+                else:
+                    zero = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
+                    zero_t = gl.zeros([ROWS, EXTRA_N], gl.float32, extra_layout)
+                    part = zero
+                    part_t = zero_t
+                    for _ in range(k_lo, k_hi):
+                        a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
+                        t = t_bufs.index(step % STAGES)
+                        cur = warpgroup_mma(a, _b_operand(b, B_KMAJOR), zero, use_acc=False, is_async=True)
+                        cur_t = warpgroup_mma(a, _b_operand(t, B_KMAJOR), zero_t, use_acc=False, is_async=True)
+                        acc += part
+                        acc_t += part_t
+                        part, part_t = warpgroup_mma_wait(num_outstanding=0, deps=(cur, cur_t))
+                        _release(empty, lead, step)
+                        step += 1
+                    acc += part
+                    acc_t += part_t
+                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
+                _epilogue(
+                    acc_t, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + BLOCK_N, M, N, SCALE_A, SCALE_B
+                )
+            elif PROMOTE == 0:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 for ki in range(k_lo, k_hi):
                     a, b = _wait_slot(a_bufs, b_bufs, ready, step, ROW0, ROWS)
@@ -542,11 +603,13 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _gemm_ws_kernel(
-        a_desc, b_desc, c_desc, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs, whole,
+        a_desc, b_desc, c_desc, t_desc, ct_desc, scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K,
+        num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
-        STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, num_warps: gl.constexpr,
+        STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
@@ -558,13 +621,22 @@ if GLUON_IMPORT_ERROR is None:
         CLUSTER_M x CLUSTER_N > 1 (a launch of `num_ctas` = that, the grid counting clusters):
         each tile (BLOCK_M x BLOCK_N) is a cluster's, split over its CTAs along M or N, the
         other operand's tile shared by them, copied once from L2 into all (`_issue_loads`); no
-        split K or stream-K."""
+        split K or stream-K.
+
+        EXTRA_N > 0 (one CTA, whole tiles): tiles of BLOCK_N + EXTRA_N columns, B's extra ones by
+        `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise)."""
         PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
         CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
         ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
         c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
+        if EXTRA_N > 0:
+            t_bufs = gl.allocate_shared_memory(t_desc.dtype, [STAGES] + t_desc.block_type.shape, t_desc.layout)  # noqa: RUF005
+            ct_smem = gl.allocate_shared_memory(ct_desc.dtype, [PARTS] + ct_desc.block_type.shape, ct_desc.layout)  # noqa: RUF005
+        else:  # (stand-ins the partitions never read)
+            t_bufs = b_bufs
+            ct_smem = c_smem
         if CLUSTER == 1:
             ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
             empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
@@ -585,17 +657,17 @@ if GLUON_IMPORT_ERROR is None:
         if SPLIT_WARPGROUPS:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
-                               num_warps)),
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(1), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
-                               num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
-                                  CLUSTER_N)),
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
+                               ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
+                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(1), ct_desc,
+                               ct_smem.index(1), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
+                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                    (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
+                                  num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
+                                  CLUSTER_M, CLUSTER_N, EXTRA_N)),
                 ],
                 [num_warps, 1],
                 [_MMA_REGS, _LOADER_REGS],
@@ -603,13 +675,13 @@ if GLUON_IMPORT_ERROR is None:
         else:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, ready, empty, lead, c_desc, c_smem.index(0), scale_a_ptr, scale_b_ptr,
-                               ws_ptr, counters_ptr, M, N, K, num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                               B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS, SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N,
-                               num_warps)),
-                    (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, lead, M, N, K, num_programs, whole,
-                                  BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K, CLUSTER_M,
-                                  CLUSTER_N)),
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
+                               ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
+                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                    (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
+                                  num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
+                                  CLUSTER_M, CLUSTER_N, EXTRA_N)),
                 ],
                 [1],
                 [_LOADER_REGS],
@@ -723,6 +795,7 @@ def launch_args(
     counters: torch.Tensor | None = None,
     cluster_m: int = 1,
     cluster_n: int = 1,
+    extra_n: int = 0,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
     `whole`: the tiles run whole before the split ones (`whole_tiles`); `block_m`, `block_n`:
@@ -737,11 +810,15 @@ def launch_args(
     # (PROMOTE 2 stores the tile by halves of N; split warpgroups each store their half of the rows)
     parts = 2 if split_warpgroups else 1
     c_desc = descriptor(c, [block_m // parts, block_n // 2 if promote == PROMOTE_SPLIT else block_n], c_cga)
+    t_desc, ct_desc = b_desc, c_desc  # (stand-ins without extra columns)
+    if extra_n:
+        t_desc = descriptor(b.T, [extra_n, block_k]) if b_kmajor else descriptor(b, [block_k, extra_n])
+        ct_desc = descriptor(c, [block_m // parts, extra_n])
     modes = []
     for s in (scale_a, scale_b):
         modes.append(SCALE_NONE if s is None else SCALE_TENSOR if s.numel() == 1 else SCALE_VECTOR)
     args = (
-        a_desc, b_desc, c_desc,
+        a_desc, b_desc, c_desc, t_desc, ct_desc,
         c if scale_a is None else scale_a, c if scale_b is None else scale_b,
         c if workspace is None else workspace, c if counters is None else counters,
         M, N, K, programs, whole,
@@ -750,7 +827,7 @@ def launch_args(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
         SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, CLUSTER_M=cluster_m,
-        CLUSTER_N=cluster_n, num_warps=num_warps // parts,
+        CLUSTER_N=cluster_n, EXTRA_N=extra_n, num_warps=num_warps // parts,
     )  # fmt: skip
     if cluster_m * cluster_n > 1:
         meta["num_ctas"] = cluster_m * cluster_n
@@ -777,6 +854,27 @@ def promotion(block_m: int, block_n: int, num_warps: int, precise: bool) -> int 
     if per_thread <= PROMOTE_MAX_ACC:
         return PROMOTE_STEP
     return PROMOTE_SPLIT if per_thread <= 2 * PROMOTE_MAX_ACC else None
+
+
+def extra_n_problem(
+    extra_n: int,
+    block_n: int,
+    promote: int,
+    split_k: int = 1,
+    stream_k: bool = False,
+    tail_halves: bool = False,
+    cluster: int = 1,
+) -> str | None:
+    """Why a launch cannot have `extra_n` extra columns per tile (None when it can, or has none)."""
+    if not extra_n:
+        return None
+    if extra_n not in EXTRA_N_WIDTHS or extra_n >= block_n:
+        return f"extra_n must be one of {EXTRA_N_WIDTHS} and less than block_n {block_n}, got {extra_n!r}"
+    if split_k != 1 or stream_k or tail_halves or cluster > 1:
+        return "extra columns are for whole tiles of one CTA: no split_k, stream_k, tail_halves or cluster with them"
+    if promote == PROMOTE_SPLIT:
+        return "extra columns take no promotion by halves of N (a tile this wide needs it: fewer columns or more warps)"
+    return None
 
 
 def split_warpgroups_problem(block_m: int, num_warps: int) -> str | None:
@@ -865,6 +963,7 @@ def gemm(
     tail_halves: bool = False,
     cluster_m: int = 1,
     cluster_n: int = 1,
+    extra_n: int = 0,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -887,6 +986,8 @@ def gemm(
     or N, each pair a cluster of two CTAs that share the other operand's tile, copied from L2 once
     into both (TMA multicast; Triton with Gluon's clusters: `cluster_problem`); `block_m` and
     `block_n` stay one CTA's.
+    `extra_n` (8, 16, 32 or 64, less than `block_n`; one CTA, no split_k, stream_k or tail_halves,
+    no promotion by halves): tiles of `block_n` + `extra_n` columns, the extra ones by a second MMA.
     `programs` defaults to one per SM of C's device (with clusters, one cluster per two SMs).
     Raises ValueError for operands the kernel does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -901,6 +1002,8 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if cluster > 1 and (split_k != 1 or stream_k or tail_halves):
         raise ValueError("gluon gemm: a cluster's tiles run whole: no split_k, stream_k or tail_halves with it")
+    if problem := extra_n_problem(extra_n, block_n, promote, split_k, stream_k, tail_halves, cluster):
+        raise ValueError(f"gluon gemm: {problem}")
     first = tail_rows(a.shape[0], b.shape[1], block_m, block_n, programs) if tail_halves else None
     if first is not None:
         kw = dict(stages=stages, num_warps=num_warps, group_m=group_m, programs=programs,
@@ -921,7 +1024,7 @@ def gemm(
         raise ValueError(f"gluon gemm: promote must be PROMOTE_NONE, _STEP or _SPLIT (0, 1, 2), got {promote!r}")
     if split_warpgroups and (problem := split_warpgroups_problem(block_m, num_warps)):
         raise ValueError(f"gluon gemm: {problem}")
-    tiles = triton.cdiv(a.shape[0], block_m * cluster_m) * triton.cdiv(b.shape[1], block_n * cluster_n)
+    tiles = triton.cdiv(a.shape[0], block_m * cluster_m) * triton.cdiv(b.shape[1], block_n * cluster_n + extra_n)
     programs = max(1, programs // cluster)  # (the grid counts clusters)
     if stream_k and split_k != 1:
         raise ValueError(f"gluon gemm: stream_k shares K steps itself; split_k must be 1, got {split_k}")
@@ -943,7 +1046,7 @@ def gemm(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
         split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
-        cluster_m=cluster_m, cluster_n=cluster_n,
+        cluster_m=cluster_m, cluster_n=cluster_n, extra_n=extra_n,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

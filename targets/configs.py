@@ -110,6 +110,8 @@ SWAP_VARIANTS = (*TILE_KERNEL_VARIANTS, "tma")
 
 # Gluon's clusters: CTAs per cluster along M or N (kernels/gluon_hopper.py's are of two).
 CLUSTER_SIZES = (1, 2)
+# Gluon's extra columns beside a tile's block_n (`GemmConfig.extra_n`).
+EXTRA_N_WIDTHS = (8, 16, 32, 64)
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -152,6 +154,12 @@ class GemmConfig:
     # Hopper's warpgroup MMA reads 32-bit (tf32) and 8-bit operands K-major only, and Triton makes
     # a K step's tile of a row-major B so in shared memory for every step anew otherwise.
     kmajor_b: bool = False
+    # Gluon (split_k 1, no stream_k, tail_halves or cluster): each tile extra_n columns wider than
+    # block_n (8, 16, 32 or 64, less than block_n), its own B tile, MMA and output tile beside the
+    # main ones: tiles of 72, 80, 96, 144 ... columns, the widths the native library picks so that
+    # a problem's tiles fill the SMs once (e.g. 128 x 4608 in 64 x 72 tiles: 128 on 132 SMs, where
+    # 64 x 64 makes 144 and 64 x 128 72). Triton's blocks are powers of two; two of them are not.
+    extra_n: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -212,6 +220,18 @@ class GemmConfig:
                     f"GemmConfig: a cluster along M splits A's rows between its CTAs; gluon_wg (each MMA warpgroup "
                     f"half the rows) clusters along N only, got {self}"
                 )
+        if isinstance(self.extra_n, bool) or self.extra_n not in (0, *EXTRA_N_WIDTHS):
+            raise ValueError(f"GemmConfig.extra_n must be 0 or one of {EXTRA_N_WIDTHS}, got {self.extra_n!r}")
+        if self.extra_n and not (
+            self.uses_gluon
+            and self.split_k == 1
+            and not (self.stream_k or self.tail_halves or self.clustered)
+            and self.extra_n < self.block_n
+        ):
+            raise ValueError(
+                f"GemmConfig.extra_n is for the Gluon variants without split_k, stream_k, tail_halves or "
+                f"clusters, less than block_n, got {self}"
+            )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
         if not isinstance(self.kmajor_b, bool):
@@ -251,7 +271,12 @@ class GemmConfig:
 
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
-        return (self.block_m * self.block_k + self.block_k * self.block_n) * dtype_bytes * self.num_stages
+        return (self.block_m * self.block_k + self.block_k * self.tile_n) * dtype_bytes * self.num_stages
+
+    @property
+    def tile_n(self) -> int:
+        """The output tile's columns: block_n, and extra_n beside them."""
+        return self.block_n + self.extra_n
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
@@ -261,6 +286,8 @@ class GemmConfig:
         for name in ("cluster_m", "cluster_n"):
             if fields[name] == 1:
                 del fields[name]
+        if not fields["extra_n"]:
+            del fields["extra_n"]
         return fields
 
     def __str__(self) -> str:
@@ -277,6 +304,8 @@ class GemmConfig:
             base = f"{base}-cm{self.cluster_m}"
         if self.cluster_n > 1:
             base = f"{base}-cn{self.cluster_n}"
+        if self.extra_n:
+            base = f"{base}-xn{self.extra_n}"
         return base + "".join(suffix for suffix, flag in _FLAG_SUFFIXES.items() if getattr(self, flag))
 
 
@@ -308,6 +337,10 @@ def config_from_name(name: str) -> GemmConfig:
     for flag in flags:
         fields[_FLAG_SUFFIXES[flag]] = True
     rest = rest[: len(rest) - len("".join(flags))] if flags else rest
+    extra = re.search(r"-xn(\d+)$", rest)  # (extra columns, after the variant)
+    if extra:
+        fields["extra_n"] = int(extra.group(1))
+        rest = rest[: extra.start()]
     cluster = re.search(r"-c([mn])(\d+)$", rest)  # (a cluster's, after the variant)
     if cluster:
         fields[f"cluster_{cluster.group(1)}"] = int(cluster.group(2))
@@ -487,9 +520,9 @@ def gluon_by_halves(
 def gluon_c_tile_bytes(cfg: GemmConfig, nbytes: int, precise: bool = True, warp_size: int = 32) -> int:
     """Shared memory of gluon_ws's output tile (16-bit C: fp16/bf16, or fp8's bf16): the whole
     tile, or half of it for the tiles taken by halves of N (`gluon_by_halves`), which store each
-    half as it is done."""
+    half as it is done; and the extra columns' (`extra_n`)."""
     halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.num_warps, nbytes, precise, warp_size)
-    return cfg.block_m * cfg.block_n * (1 if halves else 2)
+    return cfg.block_m * cfg.block_n * (1 if halves else 2) + cfg.block_m * cfg.extra_n * 2
 
 
 @functools.cache
@@ -634,7 +667,36 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                         out += [dataclasses.replace(v, tail_halves=True) for v in variants]
                     if gluon_clusters_offered():
                         out += [c for v in variants for c in _clusters(v, M, N, nbytes)]
+                    if gluon_extra_n_offered() and (extra := extra_n_width(spec, M, N, bm, bn)):
+                        wider = [dataclasses.replace(v, extra_n=extra) for v in variants]
+                        c_tile = gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
+                        if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
+                            out += wider
     return out
+
+
+# Triton versions whose extra-column tiles (`GemmConfig.extra_n`) have computed the product on a
+# Hopper GPU (tests/test_gluon.py's gpu tests): the candidates include them only there. None yet:
+# they compile for sm_90 with Triton 3.6 and 3.9 (the CPU tests); a config named by hand (`gemmwatch
+# try --configs`) runs wherever it compiles.
+GLUON_EXTRA_N_TRITON: tuple[str, ...] = ()
+
+
+def gluon_extra_n_offered() -> bool:
+    """Whether the candidates include the Gluon kernel's extra-column tiles (`GLUON_EXTRA_N_TRITON`)."""
+    return bool(GLUON_EXTRA_N_TRITON) and _triton_version().startswith(GLUON_EXTRA_N_TRITON)
+
+
+def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) -> int:
+    """The extra columns (`GemmConfig.extra_n`) that let a problem's block_m x block_n tiles fill
+    the SMs in one wave: where those tiles make more than one wave and no more than two, the
+    fewest extra columns whose wider tiles make one (0: none does). E.g. 128 x 4608 in 64 x 64
+    tiles: 144 tiles on 132 SMs; 64 x 72: 128."""
+    rows = math.ceil(M / block_m)
+    tiles = rows * math.ceil(N / block_n)
+    if not spec.sm_count < tiles <= 2 * spec.sm_count:
+        return 0
+    return next((e for e in EXTRA_N_WIDTHS if e < block_n and rows * math.ceil(N / (block_n + e)) <= spec.sm_count), 0)
 
 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:

@@ -18,15 +18,15 @@ from fp8_cases import fp8_problem
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
 from targets import GemmConfig
-from targets.configs import gluon_available, gluon_cluster_problem
+from targets.configs import config_from_name, gluon_available, gluon_cluster_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.skipif(not gluon_available(), reason="this Triton has no Gluon Hopper module")
 
 # Compiled in a child process (the offline driver replaces Triton's active one for good there).
-OFFLINE = """
-import importlib, json, sys, torch
+OFFLINE = r"""
+import importlib, json, re, sys, torch
 from triton.runtime import driver
 from ci.resources import _offline_driver, _usage
 from targets import GemmConfig
@@ -49,7 +49,9 @@ for dtype, cfg, scaling, *shape in json.loads(sys.argv[1]):
     for k in compiled:  # (one kernel per config; tail_halves: two launches)
         ptx = k.asm["ptx"]
         cluster = [int(line.split()[-1]) for line in ptx.splitlines() if ".reqnctapercluster" in line]
+        widths = sorted({int(w) for w in re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k", ptx)})
         print(json.dumps({"config": str(cfg), "dtype": dtype, "scaling": scaling, "setmaxnreg": ptx.count("setmaxnreg"),
+                          "mma_widths": widths,
                           "launches": len(compiled), "shape": [M, N, K], "cluster": cluster[0] if cluster else 1,
                           "multicast": ptx.count(".multicast::cluster"),
                           "remote_arrive": ptx.count("mbarrier.arrive.shared::cluster"), **_usage(k)}))
@@ -59,6 +61,15 @@ for dtype, cfg, scaling, *shape in json.loads(sys.argv[1]):
 def _gluon(bm, bn, bk, warps, stages, variant="gluon_ws"):
     return {"block_m": bm, "block_n": bn, "block_k": bk, "num_warps": warps, "num_stages": stages,
             "variant": variant}  # fmt: skip
+
+
+EXTRA_N_JOBS = [
+    ("fp8", {**_gluon(64, 64, 128, 4, 8), "extra_n": 8}, "tensorwise", [128, 4608, 3584]),
+    ("fp8", {**_gluon(64, 64, 128, 4, 8), "extra_n": 8}, "fast", [128, 4608, 3584]),
+    ("fp8", {**_gluon(128, 64, 128, 8, 6, "gluon_wg"), "extra_n": 32}, "rowwise", [128, 6144, 4096]),
+    ("float16", {**_gluon(64, 128, 64, 4, 4), "extra_n": 16}, None, [1000, 1000, 1000]),
+    ("bfloat16", {**_gluon(128, 128, 64, 8, 4, "gluon_wg"), "extra_n": 8}, None, [128, 37888, 3584]),
+]
 
 
 # Why this Triton cannot build the cluster configs (None: it can; 3.9 does, 3.6 does not).
@@ -116,6 +127,9 @@ def compiled():
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4000, 4608, 1000]),
         # ... and where the tiles make whole waves (4096^3: 512 tiles), one launch, as without it
         ("float16", {**_gluon(128, 256, 64, 8, 3, "gluon_ws"), "tail_halves": True}, None, [4096, 4096, 4096]),
+        # extra columns beside the tile's (64 x 72: 128 tiles of 128 x 4608 on 132 SMs), precise by
+        # step, fast, per-row scales; 16-bit B row-major; each MMA warpgroup its own partition
+        *EXTRA_N_JOBS,
     ]
     if CLUSTERS is None:
         jobs += CLUSTER_JOBS
@@ -212,9 +226,36 @@ def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled)
     # 64-deep fp16 steps: 4 wgmma of k16; 128-deep fp8 steps: 4 of k32, the precise accumulation's
     # adds of the previous step's partial sum issued between them (not one wait per MMA: C7514).
     for k in compiled:
-        # (a warpgroup on 128 rows issues each K sub-step's MMA for both halves of its rows: 8)
+        # (a warpgroup on 128 rows issues each K sub-step's MMA for both halves of its rows: 8;
+        # extra columns: their own MMAs beside the main ones, before the same wait)
         rows_per_warpgroup = 64 if "w8" in k["config"] or "BM64" in k["config"] else 128
-        assert k["mma_per_wait"] == 4.0 * rows_per_warpgroup / 64, k
+        widths = 2 if "-xn" in k["config"] else 1
+        assert k["mma_per_wait"] == 4.0 * rows_per_warpgroup / 64 * widths, k
+
+
+def test_extra_columns_get_an_mma_of_their_width_beside_the_tiles(compiled):
+    extra = [k for k in compiled if "-xn" in k["config"]]
+    assert len(extra) == len(EXTRA_N_JOBS)
+    for k in extra:
+        cfg = config_from_name(k["config"])
+        main = next(k2 for k2 in k["mma_widths"] if k2 != cfg.extra_n)
+        assert k["mma_widths"] == sorted({main, cfg.extra_n}) and cfg.block_n % main == 0, k
+
+
+def test_extra_columns_are_refused_where_the_kernel_cannot_take_them():
+    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
+    problem = gluon_hopper.extra_n_problem
+    assert problem(0, 64, gluon_hopper.PROMOTE_SPLIT, split_k=4) is None, "no extra columns: nothing to refuse"
+    assert problem(8, 64, gluon_hopper.PROMOTE_STEP) is None
+    assert "one of (8, 16, 32, 64) and less than block_n 64, got 64" in problem(64, 64, gluon_hopper.PROMOTE_NONE)
+    assert "one of (8, 16, 32, 64)" in problem(24, 128, gluon_hopper.PROMOTE_NONE)
+    for kwargs in ({"split_k": 2}, {"stream_k": True}, {"tail_halves": True}, {"cluster": 2}):
+        assert "whole tiles of one CTA" in problem(8, 64, gluon_hopper.PROMOTE_NONE, **kwargs), kwargs
+    assert "no promotion by halves" in problem(8, 256, gluon_hopper.PROMOTE_SPLIT)
+    a = torch.empty(256, 256, dtype=torch.float16)
+    with pytest.raises(ValueError, match="gluon gemm: extra columns are for whole tiles of one CTA"):
+        gluon_hopper.gemm(a, a, a, block_m=128, block_n=64, block_k=64, stages=3, num_warps=4, programs=132,
+                          split_k=2, extra_n=8)  # fmt: skip
 
 
 def test_gluon_configs_are_refused_where_they_cannot_run():
@@ -288,12 +329,17 @@ GPU_CASES = [
     ("bf16", (3000, 5000, 1000), (128, 128, 64, 8, 4, "gluon_wg", "cn2")),
     ("bf16", (128, 4096, 4096), (64, 64, 64, 4, 8, "gluon_ws", "cm2")),
     ("fp16", (129, 4096, 14336), (128, 64, 64, 4, 8, "gluon_ws", "cn2")),
+    # extra columns: 64 x 72 tiles (128 of them); ragged edges in M, N and K (1000^3 in 64 x 144);
+    # each warpgroup its own partition, 129 rows (the second warpgroup's past M)
+    ("bf16", (128, 4608, 3584), (64, 64, 64, 4, 8, "gluon_ws", "xn8")),
+    ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4, "gluon_ws", "xn16")),
+    ("fp16", (129, 6144, 4096), (128, 64, 64, 8, 6, "gluon_wg", "xn32")),
 ]
 
 
 def _config(tile) -> GemmConfig:
-    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream", "halves", "cm2" or "cn2"]]) as a
-    Gluon config."""
+    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream", "halves", "cm2", "cn2" or "xnE"]]) as
+    a Gluon config."""
     extra = tile[5:]
     variant = extra[0] if extra else "gluon_ws"
     split = extra[1] if len(extra) > 1 else 1
@@ -303,6 +349,8 @@ def _config(tile) -> GemmConfig:
         return GemmConfig(*tile[:5], variant=variant, tail_halves=True)
     if split in ("cm2", "cn2"):
         return GemmConfig(*tile[:5], variant=variant, **{f"cluster_{split[1]}": 2})
+    if isinstance(split, str) and split.startswith("xn"):
+        return GemmConfig(*tile[:5], variant=variant, extra_n=int(split[2:]))
     return GemmConfig(*tile[:5], variant=variant, split_k=split)
 
 
@@ -389,6 +437,30 @@ def test_gluon_fp8_clusters_are_as_precise_as_the_native_library(shape, tile, sc
     assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
     if shape[1] % 16 == 0:
         native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+        assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    ("shape", "tile", "scaling", "fast_accum"),
+    [
+        ((128, 4608, 3584), (64, 64, 128, 4, 8, "gluon_ws", "xn8"), "tensorwise", False),
+        ((128, 4608, 3584), (64, 64, 128, 4, 8, "gluon_ws", "xn8"), "rowwise", True),
+        ((128, 6144, 4096), (128, 64, 128, 8, 6, "gluon_wg", "xn32"), "rowwise", False),
+        ((1000, 1000, 1008), (64, 128, 128, 4, 6, "gluon_ws", "xn16"), "rowwise", False),  # (edges)
+    ],
+    ids=str,
+)
+def test_gluon_fp8_extra_columns_are_as_precise_as_the_native_library(shape, tile, scaling, fast_accum):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    gen = torch.Generator(device="cuda").manual_seed(17)
+    a, b, sa, sb, out = fp8_problem(shape, scaling, gen)
+    kernels.scaled_matmul(a, b, sa, sb, use_fast_accum=fast_accum, out=out, config=_config(tile))
+    ref = reference_gemm(a, b, scale_a=sa, scale_b=sb)
+    assert relative_error(out, ref) <= TOLERANCE["fp8_e4m3"]
+    if shape[1] % 16 == 0:
+        native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
         assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
 
 

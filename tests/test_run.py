@@ -222,6 +222,7 @@ def test_the_gpu_evidence_script_runs_its_steps_and_keeps_what_it_finished(repo,
         ("GEMMWATCH_FLUSH_BUFFERS", "all", "GEMMWATCH_FLUSH_BUFFERS must be an integer in 0..64, got 'all'"),
         ("GEMMWATCH_CAPTURES", "0", "GEMMWATCH_CAPTURES must be an integer in 1..16, got '0'"),
         ("GEMMWATCH_SETTLE", "1s", "GEMMWATCH_SETTLE must be a number of seconds in 0..10, got '1s'"),
+        ("GEMMWATCH_COOL_START", "-2", "GEMMWATCH_COOL_START must be a number of seconds in 0..10, got '-2'"),
         ("GEMMWATCH_ARENA", "on", "GEMMWATCH_ARENA must be '0' or '1', got 'on'"),
     ],
 )

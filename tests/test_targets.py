@@ -690,6 +690,53 @@ def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(m
         assert {c.cluster_m for c in offered} == {1, 2} and {c.cluster_n for c in offered} == {1, 2}
 
 
+def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
+    import targets.configs as configs
+    from targets.configs import config_from_name, extra_n_width, gluon_available, gluon_c_tile_bytes
+
+    cfg = GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws", extra_n=8)
+    assert str(cfg) == "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8" and config_from_name(str(cfg)) == cfg
+    assert cfg.tile_n == 72 and cfg.as_dict()["extra_n"] == 8
+    assert cfg.smem_bytes(1) == (64 * 128 + 128 * 72) * 8  # (the extra columns' B tiles in the ring)
+    assert gluon_c_tile_bytes(cfg, 1) == 64 * 64 * 2 + 64 * 8 * 2
+    assert "extra_n" not in GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws").as_dict()  # (older entries alike)
+    wg = config_from_name("BM128-BN128-BK64-w8-s4-g8-gluon-wg-xn32")
+    assert (wg.variant, wg.extra_n, wg.tile_n) == ("gluon_wg", 32, 160)
+    for bad, match in (
+        (dict(variant="gluon_ws", extra_n=12), r"extra_n must be 0 or one of \(8, 16, 32, 64\)"),
+        (dict(variant="gluon_ws", extra_n=True), r"extra_n must be 0 or one of"),
+        (dict(variant="gluon_ws", extra_n=64), "less than block_n"),
+        (dict(variant="tma", extra_n=8), "for the Gluon variants"),
+        (dict(variant="gluon_ws", extra_n=8, split_k=2), "for the Gluon variants"),
+        (dict(variant="gluon_ws", extra_n=8, stream_k=True), "for the Gluon variants"),
+        (dict(variant="gluon_ws", extra_n=8, cluster_n=2), "for the Gluon variants"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            GemmConfig(64, 64, 128, 4, 8, **bad)
+    # the fewest extra columns that bring a wave and a bit of tiles into one wave
+    h200 = get("h200")
+    assert extra_n_width(h200, 128, 4608, 64, 64) == 8  # 144 tiles -> 128 of 64 x 72
+    assert extra_n_width(h200, 128, 6144, 64, 64) == 32  # 192 -> 128 of 64 x 96
+    assert extra_n_width(h200, 128, 37888, 128, 256) == 32  # 148 -> 132 of 128 x 288
+    assert extra_n_width(h200, 128, 3584, 64, 64) == 0  # 112 tiles: already one wave
+    assert extra_n_width(h200, 4096, 4096, 128, 256) == 0  # 512 tiles: four whole waves
+    assert extra_n_width(h200, 128, 4096, 64, 128) == 0  # 64: less than a wave
+    # offered only for a Triton whose extra columns have run on a GPU (GLUON_EXTRA_N_TRITON)
+    configs._candidate_configs.cache_clear()
+    monkeypatch.setattr(configs, "GLUON_EXTRA_N_TRITON", ())
+    assert not any(c.extra_n for c in candidate_configs(h200, "fp8", 128, 4608, 3584, limit=None))
+    configs._candidate_configs.cache_clear()
+    monkeypatch.setattr(configs, "GLUON_EXTRA_N_TRITON", (configs._triton_version(),))
+    offered = [c for c in candidate_configs(h200, "fp8", 128, 4608, 3584, limit=None) if c.extra_n]
+    configs._candidate_configs.cache_clear()
+    if not gluon_available():
+        assert offered == []
+        return
+    assert offered and {(c.block_m, c.block_n, c.extra_n) for c in offered} == {(64, 64, 8)}
+    assert all(c.smem_bytes(1) + gluon_c_tile_bytes(c, 1) <= h200.smem_per_block_bytes for c in offered)
+    assert all(config_from_name(str(c)) == c for c in offered)
+
+
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
     from targets.configs import gluon_c_tile_bytes
 
