@@ -107,11 +107,11 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
     except ValueError:
         cfg = None
     if cfg is not None:
-        ours_tiles = math.ceil(c.M / cfg.block_m) * math.ceil(c.N / cfg.block_n)
-        rows, cols = min(cfg.block_m, c.M), min(cfg.block_n, c.N)  # (a tile wider than the matrix: what is there)
+        ours_tiles = math.ceil(c.M / cfg.block_m) * math.ceil(c.N / cfg.tile_n)
+        rows, cols = min(cfg.block_m, c.M), min(cfg.tile_n, c.N)  # (a tile wider than the matrix: what is there)
         ours_load = math.ceil(ours_tiles / sms) * rows * cols
         cluster = f", cluster {cfg.cluster_m}x{cfg.cluster_n}" if cfg.clustered else ""
-        row["ours"] = f"{cfg.block_m}x{cfg.block_n}{cluster}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
+        row["ours"] = f"{cfg.block_m}x{cfg.tile_n}{cluster}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
         ours_bytes = _bytes_per_output(rows, cols)
     name, main = main_kernel(entry.get("native_kernels") or [], entry.get("native_launches") or [])
     row["native_kernel"] = short_kernel_name(name, 60) if name else "not recorded"

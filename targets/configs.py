@@ -868,13 +868,13 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
     modelled as (busy SMs in the last wave) x (real output in the computed
     tiles) x (operand reuse of the tile, saturating like a roofline).
     """
-    tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.block_n)
+    tiles_m, tiles_n = math.ceil(M / cfg.block_m), math.ceil(N / cfg.tile_n)
     waves = tiles_m * tiles_n * cfg.split_k / spec.sm_count
     # Stream-K fills every SM but pays for the tiles its programs share (partials written,
     # waited for, summed): on the H200 it won 2 of the 46 buckets tuned with it, split-K most
     # of the rest, so it ranks below an exact wave of either.
     wave_eff = STREAMK_WAVE_EFFICIENCY if cfg.variant == "streamk" or cfg.stream_k else waves / math.ceil(waves)
-    useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.block_n)
+    useful = (M * N) / (tiles_m * cfg.block_m * tiles_n * cfg.tile_n)
     if cfg.split_k > 1:
         # The fp32 partial sums are written and read back once each: charge
         # that traffic against the operands' own.
@@ -882,10 +882,10 @@ def _score(spec: TargetSpec, cfg: GemmConfig, M: int, N: int, K: int, nbytes: in
         useful *= operand_bytes / (operand_bytes + 8 * cfg.split_k * M * N)
     # FLOPs per operand element loaded; ~32 is where a tile stops being
     # limited by shared-memory bandwidth on current tensor-core parts.
-    intensity = (cfg.block_m * cfg.block_n) / (cfg.block_m + cfg.block_n)
+    intensity = (cfg.block_m * cfg.tile_n) / (cfg.block_m + cfg.tile_n)
     reuse_eff = intensity / (intensity + 32)
     threads = math_warps(spec, cfg) * spec.warp_size
-    outputs_per_thread = cfg.block_m * cfg.block_n / threads
+    outputs_per_thread = cfg.block_m * cfg.tile_n / threads
     return (
         # (the plain matrix configs first: a search that times only the first few keeps them)
         not (cfg.fma or cfg.swap_ab),

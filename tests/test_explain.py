@@ -122,3 +122,13 @@ def test_the_cli_prints_the_table_and_refuses_what_it_cannot_read(context, tmp_p
     assert "--below must be a speedup > 0" in capsys.readouterr().err
     assert cli.main(["explain", str(tmp_path / "missing.json"), "--context", str(context)]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_our_extra_columns_count_in_the_tile_and_its_waves():
+    from ci.explain import explain_cell
+
+    native = {"native_kernels": ["nvjet_sm90_qqtst_72x64_128x12_1x2_h_bz_algo2_TNN"]}
+    wide = explain_cell(
+        "fp8_e4m3 128x4608x3584", 0.9, {"config": "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8", **native}, 132
+    )
+    assert wide["ours"].startswith("64x72: 128 tiles, 0.97 waves"), wide
