@@ -14,6 +14,6 @@ try() {  # try CELL CONFIG...
 }
 try "fp8_e4m3 128x4608x3584" BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8 BM64-BN64-BK128-w4-s12-g8-gluon-ws-xn8 \
   BM64-BN64-BK128-w4-s6-g8-gluon-ws-xn8
-try "fp8_e4m3 128x6144x4096" BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn32 BM64-BN64-BK128-w4-s12-g8-gluon-ws-xn32
-try "fp8_e4m3 128x10240x8192" BM64-BN128-BK128-w4-s6-g8-gluon-ws-xn32 BM128-BN64-BK128-w8-s8-g8-gluon-wg-xn16 \
-  BM128-BN64-BK128-w8-s8-g8-gluon-ws-xn16
+try "fp8_e4m3 128x6144x4096" BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn32 BM64-BN64-BK128-w4-s6-g8-gluon-ws-xn32
+try "fp8_e4m3 128x10240x8192" BM128-BN64-BK128-w8-s6-g8-gluon-wg-xn16 BM128-BN64-BK128-w8-s5-g8-gluon-wg-xn16 \
+  BM128-BN64-BK128-w8-s6-g8-gluon-ws-xn16
