@@ -13,19 +13,8 @@ from asv_fixtures import write_results
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(
-    tmp_path,
-    name,
-    commit,
-    quiet_ratio,
-    noisy_ratio,
-    clocks=None,
-    choice=None,
-    card=None,
-    launches=None,
-    compile_s=None,
-    cool_start_s=None,
-):
+def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None,
+         compile_s=None, cool_start_s=None):  # fmt: skip
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},

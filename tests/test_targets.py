@@ -643,6 +643,19 @@ def test_gluon_tail_halves_where_the_last_waves_rows_fit_one_wave_of_half_tiles(
         GemmConfig(128, 64, 64, 8, 3, variant="gluon_ws", tail_halves=True)
 
 
+def _offered(monkeypatch, gate, versions, problem, field):
+    """The H200's candidates for `problem` (dtype, M, N, K) whose `field` is set, with the Triton
+    versions `gate` lists set to `versions` (None: the installed one)."""
+    import targets.configs as configs
+
+    configs._candidate_configs.cache_clear()
+    monkeypatch.setattr(configs, gate, (configs._triton_version(),) if versions is None else versions)
+    try:
+        return [c for c in candidate_configs(get("h200"), *problem, limit=None) if getattr(c, field)]
+    finally:
+        configs._candidate_configs.cache_clear()
+
+
 def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
     import targets.configs as configs
     from targets.configs import config_from_name
@@ -675,14 +688,8 @@ def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(m
     assert [c.cluster_n for c in configs._clusters(wide, 128, 3584, 1)] == []  # (one tile row; by halves)
     assert [c.cluster_n for c in configs._clusters(wide, 128, 3584, 2)] == [2]
     # offered only for a Triton whose clusters have run on a GPU (GLUON_CLUSTER_TRITON), and that has them
-    h200 = get("h200")
-    configs._candidate_configs.cache_clear()
-    monkeypatch.setattr(configs, "GLUON_CLUSTER_TRITON", ())
-    assert not any(c.clustered for c in candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None))
-    configs._candidate_configs.cache_clear()
-    monkeypatch.setattr(configs, "GLUON_CLUSTER_TRITON", (configs._triton_version(),))
-    offered = [c for c in candidate_configs(h200, "fp16", 4096, 4096, 4096, limit=None) if c.clustered]
-    configs._candidate_configs.cache_clear()
+    assert not _offered(monkeypatch, "GLUON_CLUSTER_TRITON", (), ("fp16", 4096, 4096, 4096), "clustered")
+    offered = _offered(monkeypatch, "GLUON_CLUSTER_TRITON", None, ("fp16", 4096, 4096, 4096), "clustered")
     if configs.gluon_cluster_problem() is not None:  # (Triton 3.6: none, listed or not)
         assert offered == []
     else:
@@ -691,7 +698,6 @@ def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(m
 
 
 def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
-    import targets.configs as configs
     from targets.configs import config_from_name, extra_n_width, gluon_available, gluon_c_tile_bytes
 
     cfg = GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws", extra_n=8)
@@ -722,13 +728,8 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     assert extra_n_width(h200, 4096, 4096, 128, 256) == 0  # 512 tiles: four whole waves
     assert extra_n_width(h200, 128, 4096, 64, 128) == 0  # 64: less than a wave
     # offered only for a Triton whose extra columns have run on a GPU (GLUON_EXTRA_N_TRITON)
-    configs._candidate_configs.cache_clear()
-    monkeypatch.setattr(configs, "GLUON_EXTRA_N_TRITON", ())
-    assert not any(c.extra_n for c in candidate_configs(h200, "fp8", 128, 4608, 3584, limit=None))
-    configs._candidate_configs.cache_clear()
-    monkeypatch.setattr(configs, "GLUON_EXTRA_N_TRITON", (configs._triton_version(),))
-    offered = [c for c in candidate_configs(h200, "fp8", 128, 4608, 3584, limit=None) if c.extra_n]
-    configs._candidate_configs.cache_clear()
+    assert not _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", (), ("fp8", 128, 4608, 3584), "extra_n")
+    offered = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 4608, 3584), "extra_n")
     if not gluon_available():
         assert offered == []
         return

@@ -421,14 +421,8 @@ def test_cooldown_is_read_from_the_environment_and_checked(monkeypatch):
 def test_the_streams_knob_is_read_from_the_environment_and_checked(monkeypatch):
     from benchmarks.measure import timing_streams
 
-    monkeypatch.delenv("GEMMWATCH_STREAMS", raising=False)
-    assert timing_streams() == 1, "the default: the protocol of every recorded result"
-    monkeypatch.setenv("GEMMWATCH_STREAMS", "4")
-    assert timing_streams() == 4
-    for bad in ("0", "17", "two", "-1", "1.5"):
-        monkeypatch.setenv("GEMMWATCH_STREAMS", bad)
-        with pytest.raises(ValueError, match=f"GEMMWATCH_STREAMS must be an integer in 1..16, got '{bad}'"):
-            timing_streams()
+    _check_knob(monkeypatch, "GEMMWATCH_STREAMS", timing_streams, 1, ("4", 4), ("0", "17", "two", "-1", "1.5"),
+                "must be an integer in 1..16")  # fmt: skip
     for bad in (0, 17, 2.0):
         with pytest.raises(ValueError, match=f"streams must be an int in 1..16, got {bad!r}"):
             measure(lambda: None, rounds=1, streams=bad)
@@ -486,19 +480,24 @@ def test_a_cooldown_idles_between_rounds_and_is_recorded():
     assert short.method == "cuda-graph+l2-flush", "calls below COOLDOWN_MIN_CALL_SECONDS run back to back"
 
 
+def _check_knob(monkeypatch, env, read, default, good, bad_values, message):
+    """An environment knob: `default` unset (the protocol of every recorded result), `good` = (raw,
+    value) read back, each bad raw value refused by name with `message`."""
+    monkeypatch.delenv(env, raising=False)
+    assert read() == default, "the default: the protocol of every recorded result"
+    monkeypatch.setenv(env, good[0])
+    assert read() == good[1]
+    for bad in bad_values:
+        monkeypatch.setenv(env, bad)
+        with pytest.raises(ValueError, match=re.escape(f"{env} {message}, got {bad!r}")):
+            read()
+
+
 def test_the_cool_start_knob_is_checked(monkeypatch):
     from benchmarks.measure import cool_start_seconds
 
-    monkeypatch.delenv("GEMMWATCH_COOL_START", raising=False)
-    assert cool_start_seconds() == 0.0, "off: the protocol of every recorded result"
-    monkeypatch.setenv("GEMMWATCH_COOL_START", "2")
-    assert cool_start_seconds() == 2.0
-    for bad in ("-1", "11", "warm", "", "nan"):
-        monkeypatch.setenv("GEMMWATCH_COOL_START", bad)
-        with pytest.raises(
-            ValueError, match=re.escape(f"GEMMWATCH_COOL_START must be a number of seconds in 0..10, got {bad!r}")
-        ):
-            cool_start_seconds()
+    _check_knob(monkeypatch, "GEMMWATCH_COOL_START", cool_start_seconds, 0.0, ("2", 2.0),
+                ("-1", "11", "warm", "", "nan"), "must be a number of seconds in 0..10")  # fmt: skip
 
 
 class _Card:
