@@ -350,7 +350,12 @@ def _runnable(
     for other in library.runners_up(target, triton.__version__, key.library_key()):
         if not ineligible(other):
             return other
-    fallback = dataclasses.replace(config, variant="tile", split_k=1)
+    # (without what only other variants take: the Gluon kernel's own split, stream-K, tail launch,
+    # clusters and extra columns; the TMA kernel's K-major copy of B)
+    fallback = dataclasses.replace(
+        config, variant="tile", split_k=1, stream_k=False, tail_halves=False, cluster_m=1, cluster_n=1, extra_n=0,
+        kmajor_b=False,
+    )  # fmt: skip
     return fallback if not ineligible(fallback) else dataclasses.replace(fallback, late_promotion=False)
 
 

@@ -546,6 +546,30 @@ def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(de
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
 
 
+@pytest.mark.parametrize(
+    "chosen",
+    [
+        GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", extra_n=8),
+        GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", stream_k=True),
+        GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", cluster_n=2),
+        GemmConfig(64, 32, 32, 4, 3, variant="tma", kmajor_b=True),
+    ],
+    ids=str,
+)
+def test_a_remembered_choice_these_operands_refuse_falls_back_to_a_plain_tile(device, rng, monkeypatch, chosen):
+    from kernels import autotune
+
+    a, b = _randn((40, 63), rng, torch.float16, device), _randn((63, 48), rng, torch.float16, device)
+    kernels.matmul(a, b)  # the bucket's choice is made (and cached)
+    monkeypatch.setattr(autotune._CACHE[autotune.last().key.cache_key()], "config", chosen)
+    launched = []
+    real = autotune._runnable
+    monkeypatch.setattr(autotune, "_runnable", lambda cfg, *rest: launched.append(real(cfg, *rest)) or launched[-1])
+    out = kernels.matmul(a, b)  # (unaligned rows: no descriptor; and off Hopper no Gluon kernel)
+    assert launched == [GemmConfig(64, 32, 32, 4, 3)]
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+
+
 def test_a_fresh_search_times_with_the_callers_timer_and_records_what_defeats_it():
     from kernels import autotune
     from targets import GemmConfig
