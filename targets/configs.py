@@ -821,7 +821,7 @@ def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
     return (
         cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
-        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b,
+        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n,
     )  # fmt: skip
 
 

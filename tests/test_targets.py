@@ -703,6 +703,7 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     cfg = GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws", extra_n=8)
     assert str(cfg) == "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8" and config_from_name(str(cfg)) == cfg
     assert cfg.tile_n == 72 and cfg.as_dict()["extra_n"] == 8
+    assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, extra_n=0))  # (another output tile)
     assert cfg.smem_bytes(1) == (64 * 128 + 128 * 72) * 8  # (the extra columns' B tiles in the ring)
     assert gluon_c_tile_bytes(cfg, 1) == 64 * 64 * 2 + 64 * 8 * 2
     assert "extra_n" not in GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws").as_dict()  # (older entries alike)
