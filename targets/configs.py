@@ -110,8 +110,10 @@ SWAP_VARIANTS = (*TILE_KERNEL_VARIANTS, "tma")
 
 # Gluon's clusters: CTAs per cluster along M or N (kernels/gluon_hopper.py's are of two).
 CLUSTER_SIZES = (1, 2)
-# Gluon's extra columns beside a tile's block_n (`GemmConfig.extra_n`).
+# Gluon's extra columns beside a tile's block_n (`GemmConfig.extra_n`), offered where they fill the
+# waves of tiles by at least this share of the SMs' slots more (`extra_n_width`).
 EXTRA_N_WIDTHS = (8, 16, 32, 64)
+EXTRA_N_MIN_GAIN = 0.05
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -688,15 +690,17 @@ def gluon_extra_n_offered() -> bool:
 
 
 def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) -> int:
-    """The extra columns (`GemmConfig.extra_n`) that let a problem's block_m x block_n tiles fill
-    the SMs in one wave: where those tiles make more than one wave and no more than two, the
-    fewest extra columns whose wider tiles make one (0: none does). E.g. 128 x 4608 in 64 x 64
-    tiles: 144 tiles on 132 SMs; 64 x 72: 128."""
-    rows = math.ceil(M / block_m)
-    tiles = rows * math.ceil(N / block_n)
-    if not spec.sm_count < tiles <= 2 * spec.sm_count:
-        return 0
-    return next((e for e in EXTRA_N_WIDTHS if e < block_n and rows * math.ceil(N / (block_n + e)) <= spec.sm_count), 0)
+    """The extra columns (`GemmConfig.extra_n`) whose wider tiles fill the SMs' waves best, where
+    that is at least EXTRA_N_MIN_GAIN more of the waves' slots than block_m x block_n tiles fill
+    (the fewest columns among equals; 0: none does). E.g. 128 x 4608 in 64 x 64 tiles: 144 tiles on
+    132 SMs, two waves 55% full; 64 x 72: 128 tiles, one wave 97% full (cuBLAS's tile there)."""
+
+    def filled(width: int) -> float:
+        tiles = math.ceil(M / block_m) * math.ceil(N / width)
+        return tiles / (math.ceil(tiles / spec.sm_count) * spec.sm_count)
+
+    best = max((e for e in EXTRA_N_WIDTHS if e < block_n), key=lambda e: (round(filled(block_n + e), 3), -e))
+    return best if filled(block_n + best) >= filled(block_n) + EXTRA_N_MIN_GAIN else 0
 
 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:

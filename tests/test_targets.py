@@ -720,7 +720,7 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     ):
         with pytest.raises(ValueError, match=match):
             GemmConfig(64, 64, 128, 4, 8, **bad)
-    # the fewest extra columns that bring a wave and a bit of tiles into one wave
+    # the extra columns whose tiles fill the waves best, where that is 5% of the slots more
     h200 = get("h200")
     assert extra_n_width(h200, 128, 4608, 64, 64) == 8  # 144 tiles -> 128 of 64 x 72
     assert extra_n_width(h200, 128, 6144, 64, 64) == 32  # 192 -> 128 of 64 x 96
@@ -728,6 +728,7 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     assert extra_n_width(h200, 128, 3584, 64, 64) == 0  # 112 tiles: already one wave
     assert extra_n_width(h200, 4096, 4096, 128, 256) == 0  # 512 tiles: four whole waves
     assert extra_n_width(h200, 128, 4096, 64, 128) == 0  # 64: less than a wave
+    assert extra_n_width(h200, 3000, 5000, 128, 128) == 64  # 960 tiles, 7.3 waves -> 648, 4.9 waves
     # offered only for a Triton whose extra columns have run on a GPU (GLUON_EXTRA_N_TRITON)
     assert not _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", (), ("fp8", 128, 4608, 3584), "extra_n")
     offered = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 4608, 3584), "extra_n")
