@@ -17,3 +17,7 @@ try "fp8_e4m3 128x4608x3584" BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8 BM64-BN64-BK1
 try "fp8_e4m3 128x6144x4096" BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn32 BM64-BN64-BK128-w4-s6-g8-gluon-ws-xn32
 try "fp8_e4m3 128x10240x8192" BM128-BN64-BK128-w8-s6-g8-gluon-wg-xn16 BM128-BN64-BK128-w8-s5-g8-gluon-wg-xn16 \
   BM128-BN64-BK128-w8-s6-g8-gluon-ws-xn16
+# 16-bit, B row-major: 3000x5000x1000 in 128 x 192 tiles (648, 4.9 waves) where 128 x 256 make 480 (3.6)
+try "fp16 3000x5000x1000" BM128-BN128-BK64-w8-s4-g8-gluon-wg-xn64 BM128-BN128-BK64-w8-s4-g8-gluon-ws-xn64 \
+  BM128-BN128-BK64-w8-s3-g8-gluon-wg-xn64
+try "bf16 3000x5000x1000" BM128-BN128-BK64-w8-s4-g8-gluon-wg-xn64 BM128-BN128-BK64-w8-s4-g8-gluon-ws-xn64
