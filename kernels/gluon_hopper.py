@@ -276,23 +276,20 @@ if GLUON_IMPORT_ERROR is None:
         (CLUSTER_N) A's tile is the shared one. Each CTA's `bar` expects what lands in its own
         shared memory. With EXTRA_N, B's extra columns (`t_desc`'s, after the main ones) land in
         `t_buf` too."""
-        if EXTRA_N > 0:
-            BLOCK_N: gl.constexpr = b_desc.block_type.shape[0] if B_KMAJOR else b_desc.block_type.shape[1]
-            mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes + t_desc.block_type.nbytes)
-            _tma_load(a_desc, [off_m, off_k], bar, a_buf)
-            if B_KMAJOR:
-                _tma_load(b_desc, [off_n, off_k], bar, b_buf)
-                _tma_load(t_desc, [off_n + BLOCK_N, off_k], bar, t_buf)
-            else:
-                _tma_load(b_desc, [off_k, off_n], bar, b_buf)
-                _tma_load(t_desc, [off_k, off_n + BLOCK_N], bar, t_buf)
-        elif CLUSTER_M * CLUSTER_N == 1:
-            mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        if CLUSTER_M * CLUSTER_N == 1:
+            extra: gl.constexpr = t_desc.block_type.nbytes if EXTRA_N > 0 else 0
+            mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes + extra)
             _tma_load(a_desc, [off_m, off_k], bar, a_buf)
             if B_KMAJOR:
                 _tma_load(b_desc, [off_n, off_k], bar, b_buf)
             else:
                 _tma_load(b_desc, [off_k, off_n], bar, b_buf)
+            if EXTRA_N > 0:
+                BLOCK_N: gl.constexpr = b_desc.block_type.shape[0] if B_KMAJOR else b_desc.block_type.shape[1]
+                if B_KMAJOR:
+                    _tma_load(t_desc, [off_n + BLOCK_N, off_k], bar, t_buf)
+                else:
+                    _tma_load(t_desc, [off_k, off_n + BLOCK_N], bar, t_buf)
         else:
             mbarrier.expect(bar, a_desc.nbytes_per_cta + b_desc.nbytes_per_cta)
             _cluster_load(a_desc, [off_m, off_k], bar, a_buf, multicast=CLUSTER_N > 1)
