@@ -307,7 +307,6 @@ def test_the_recorded_protocol_names_every_knob_that_changes_the_measurement(mon
     assert protocol_id().endswith("+settle=0.25+arena=0")
     monkeypatch.setenv("GEMMWATCH_COOL_START", "1.5")
     assert protocol_id().endswith("+settle=0.25+cool-start=1.5+arena=0")
-    monkeypatch.setenv("GEMMWATCH_ARENA", "0")
 
 
 def test_early_workspaces_are_checked_and_nothing_is_prepared_off_the_gpu(monkeypatch):
@@ -406,14 +405,9 @@ def test_placements_are_flushed_copies_on_every_side_or_none():
 def test_cooldown_is_read_from_the_environment_and_checked(monkeypatch):
     from benchmarks.measure import cooldown
 
-    monkeypatch.delenv("GEMMWATCH_COOLDOWN", raising=False)
-    assert cooldown() == 1.0, "the default: as long idle as busy, for long kernels"
-    monkeypatch.setenv("GEMMWATCH_COOLDOWN", "1.5")
-    assert cooldown() == 1.5
-    for bad in ("-1", "fast", "1000"):
-        monkeypatch.setenv("GEMMWATCH_COOLDOWN", bad)
-        with pytest.raises(ValueError, match=f"GEMMWATCH_COOLDOWN must be a number in 0..100.*got '{bad}'"):
-            cooldown()
+    # (the default: as long idle as busy, for long kernels)
+    _check_knob(monkeypatch, "GEMMWATCH_COOLDOWN", cooldown, 1.0, ("1.5", 1.5), ("-1", "fast", "1000"),
+                "must be a number in 0..100 (idle time per round time)")  # fmt: skip
     with pytest.raises(ValueError, match="cooldown must be a number in 0..100"):
         measure(lambda: None, rounds=1, cooldown=-0.5)
 
