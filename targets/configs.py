@@ -678,10 +678,11 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
 
 
 # Triton versions whose extra-column tiles (`GemmConfig.extra_n`) have computed the product on a
-# Hopper GPU (tests/test_gluon.py's gpu tests): the candidates include them only there. None yet:
-# they compile for sm_90 with Triton 3.6 and 3.9 (the CPU tests); a config named by hand (`gemmwatch
-# try --configs`) runs wherever it compiles.
-GLUON_EXTRA_N_TRITON: tuple[str, ...] = ()
+# Hopper GPU (tests/test_gluon.py's gpu tests; 3.6 on the H200, docs/BENCHMARKS.md "2026-12-04
+# (third session)"): the candidates include them only there. Under 3.9 they compile for sm_90 (the
+# CPU tests) but have not run; a config named by hand (`gemmwatch try --configs`) runs wherever it
+# compiles.
+GLUON_EXTRA_N_TRITON: tuple[str, ...] = ("3.6.",)
 
 
 def gluon_extra_n_offered() -> bool:
