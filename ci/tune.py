@@ -123,10 +123,14 @@ def tune_bucket(
         chosen = [*candidates, *(c for _, own in theirs for c in own)]
     else:
         if candidates:
-            with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
-                prep.triton()
-            search = autotune.last()
-            coarse, failed = dict(search.timings_ms), dict(search.failed)
+            try:
+                with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
+                    prep.triton()
+            except autotune.NoCandidateRan as exc:  # (the incumbent is still timed below)
+                failed = dict(exc.failed)
+            else:
+                search = autotune.last()
+                coarse, failed = dict(search.timings_ms), dict(search.failed)
         if refine:
             fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
             for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
@@ -137,11 +141,15 @@ def tune_bucket(
                 else:
                     candidates.append(cfg)
         for cell, own in theirs:
-            with autotune.fresh_search(len(own), timer=coarse_ms, configs=own):
-                Prepared(cell, device).triton()
-            search = autotune.last()
-            coarse.update(search.timings_ms)
-            failed.update({cfg: f"{cell.name}: {why}" for cfg, why in search.failed.items()})
+            try:
+                with autotune.fresh_search(len(own), timer=coarse_ms, configs=own):
+                    Prepared(cell, device).triton()
+            except autotune.NoCandidateRan as exc:
+                ran, refused = {}, exc.failed
+            else:
+                ran, refused = autotune.last().timings_ms, autotune.last().failed
+            coarse.update(ran)
+            failed.update({cfg: f"{cell.name}: {why}" for cfg, why in refused.items()})
             candidates += own
         # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K, its clusters): each its
         # own code path; and the configs ranked on another cell than the first apart (not timed on the same)

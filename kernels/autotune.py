@@ -276,11 +276,14 @@ def run(
         if spec.is_interpreter:
             raise RuntimeError("fresh_search times candidates: the interpreter's timings are not performance")
         _, timer, configs = _SEARCH
+        refused: dict[str, str] = {}
         if configs is None:
             candidates = _eligible_candidates(spec, key, ineligible)
-        else:
-            candidates = [c for c in configs if not ineligible(c)]
-        return _remember(_time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, timer))
+        else:  # (the configs these operands refuse are a search's negative results too)
+            refused = {str(c): f"refused: {why}" for c in configs if (why := ineligible(c))}
+            candidates = [c for c in configs if str(c) not in refused]
+        selection = _time_candidates(key, spec.name, candidates[: top_k()], launch, precompile, timer, refused)
+        return _remember(selection)
     # (a tuned choice is remembered per shape, the library's may be; any other per bucket)
     cached = _CACHE.get(key.shape_key()) or _CACHE.get(key.cache_key())
     if cached is not None:
@@ -372,12 +375,20 @@ def failure_reason(err: Exception) -> str:
     return f"{type(err).__name__}: {text.splitlines()[0] if text else ''}"
 
 
-def _time_candidates(key, target, candidates, launch, precompile, timer=None) -> Selection:
+class NoCandidateRan(RuntimeError):
+    """No candidate config of a search ran: `failed` holds why, per config name."""
+
+    def __init__(self, message: str, failed: dict[str, str]):
+        super().__init__(message)
+        self.failed = failed
+
+
+def _time_candidates(key, target, candidates, launch, precompile, timer=None, refused=None) -> Selection:
     import triton
 
     start = time.perf_counter()
     timings: dict[GemmConfig, float] = {}
-    failed: dict[str, str] = {}
+    failed: dict[str, str] = dict(refused or {})
     if precompile is not None and len(candidates) > 1:
         precompile(list(candidates))
     for cfg in candidates:
@@ -395,8 +406,10 @@ def _time_candidates(key, target, candidates, launch, precompile, timer=None) ->
                 raise
             failed[str(cfg)] = f"timing: {failure_reason(err)}"
     if not timings:
-        raise RuntimeError(
-            f"no candidate config compiled for {key}: " + "; ".join(f"{c}: {e}" for c, e in failed.items())
+        raise NoCandidateRan(
+            f"no candidate config ran for {key}: "
+            + ("; ".join(f"{c}: {e}" for c, e in failed.items()) or "there were none"),
+            failed,
         )
     best = min(timings, key=timings.get)
     compiled = launch(best)  # leave the chosen config's result in the output

@@ -73,7 +73,15 @@ import torch
 import triton
 
 from kernels._validate import descriptor_problem
-from targets.configs import EXTRA_N_WIDTHS, GLUON_STEP_MAX_ACC, GLUON_WG_TILE, gluon_cluster_problem, tail_rows
+from targets.configs import (
+    EXTRA_N_NARROW_BYTES,
+    EXTRA_N_NARROW_MAX_BLOCK_K,
+    EXTRA_N_WIDTHS,
+    GLUON_STEP_MAX_ACC,
+    GLUON_WG_TILE,
+    gluon_cluster_problem,
+    tail_rows,
+)
 
 try:  # Gluon and its Hopper module (Triton >= 3.5); without them no gluon config is offered
     from triton.experimental import gluon
@@ -747,7 +755,7 @@ def cluster_problem(cluster_m: int, cluster_n: int, promote: int, split_warpgrou
     return None
 
 
-def _b_kmajor(b: torch.Tensor) -> bool:
+def b_is_kmajor(b: torch.Tensor) -> bool:
     """Whether B (K, N) is column-major: its tiles are then loaded K-major, (BLOCK_N, BLOCK_K)."""
     return b.stride(0) == 1 and b.stride(1) != 1
 
@@ -763,7 +771,7 @@ def unsupported(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> str | None
         return "A is not row-major (the Gluon kernels read A by rows)"
     if c.stride(1) != 1:
         return "C is not row-major (the Gluon kernels store C by rows)"
-    if a.element_size() == 1 and not _b_kmajor(b):
+    if a.element_size() == 1 and not b_is_kmajor(b):
         return "fp8 B must be column-major (the fp8 warpgroup MMA reads both operands K-major)"
     reasons = (descriptor_problem(t, name) for name, t in (("A", a), ("B", b), ("C", c)))
     return next((r for r in reasons if r), None)
@@ -799,7 +807,7 @@ def launch_args(
     one CTA's tile (a cluster's is `cluster_m` x `cluster_n` of them)."""
     M, K = a.shape
     N = b.shape[1]
-    b_kmajor = _b_kmajor(b)
+    b_kmajor = b_is_kmajor(b)
     block_m, block_n = block_m * cluster_m, block_n * cluster_n  # (the kernel's tile is the cluster's)
     a_cga, b_cga, c_cga = cluster_layouts(cluster_m, cluster_n, b_kmajor)
     a_desc = descriptor(a, [block_m, block_k], a_cga)
@@ -861,8 +869,12 @@ def extra_n_problem(
     stream_k: bool = False,
     tail_halves: bool = False,
     cluster: int = 1,
+    *,
+    block_k: int = 0,
+    n_major_bytes: int = 0,
 ) -> str | None:
-    """Why a launch cannot have `extra_n` extra columns per tile (None when it can, or has none)."""
+    """Why a launch cannot have `extra_n` extra columns per tile (None when it can, or has none).
+    `n_major_bytes`: B's element size where B's rows run along N (0 where B is K-major)."""
     if not extra_n:
         return None
     if extra_n not in EXTRA_N_WIDTHS or extra_n >= block_n:
@@ -871,6 +883,11 @@ def extra_n_problem(
         return "extra columns are for whole tiles of one CTA: no split_k, stream_k, tail_halves or cluster with them"
     if promote == PROMOTE_SPLIT:
         return "extra columns take no promotion by halves of N (a tile this wide needs it: fewer columns or more warps)"
+    if 0 < extra_n * n_major_bytes <= EXTRA_N_NARROW_BYTES and block_k > EXTRA_N_NARROW_MAX_BLOCK_K:
+        return (
+            f"extra columns of {extra_n * n_major_bytes} bytes along B's rows take K steps of at most "
+            f"{EXTRA_N_NARROW_MAX_BLOCK_K} (deeper ones computed those columns wrong on the H200), got {block_k}"
+        )
     return None
 
 
@@ -999,7 +1016,10 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if cluster > 1 and (split_k != 1 or stream_k or tail_halves):
         raise ValueError("gluon gemm: a cluster's tiles run whole: no split_k, stream_k or tail_halves with it")
-    if problem := extra_n_problem(extra_n, block_n, promote, split_k, stream_k, tail_halves, cluster):
+    if problem := extra_n_problem(
+        extra_n, block_n, promote, split_k, stream_k, tail_halves, cluster,
+        block_k=block_k, n_major_bytes=0 if b_is_kmajor(b) else b.element_size(),
+    ):  # fmt: skip
         raise ValueError(f"gluon gemm: {problem}")
     first = tail_rows(a.shape[0], b.shape[1], block_m, block_n, programs) if tail_halves else None
     if first is not None:

@@ -934,7 +934,12 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
                 f"at most {2 * gluon_hopper.PROMOTE_MAX_ACC} accumulator values per thread, "
                 f"{cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
             )
-        if cfg.extra_n and (problem := gluon_hopper.extra_n_problem(cfg.extra_n, cfg.block_n, promote)):
+        n_major_bytes = 0 if gluon_hopper.b_is_kmajor(b) else b.element_size()
+        if cfg.extra_n and (
+            problem := gluon_hopper.extra_n_problem(
+                cfg.extra_n, cfg.block_n, promote, block_k=cfg.block_k, n_major_bytes=n_major_bytes
+            )
+        ):
             return problem
         if scales is not None and not all(s.is_contiguous() for s in scales):
             return "gluon_ws configs read contiguous scales"

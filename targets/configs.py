@@ -114,6 +114,13 @@ CLUSTER_SIZES = (1, 2)
 # waves of tiles by at least this share of the SMs' slots more (`extra_n_width`).
 EXTRA_N_WIDTHS = (8, 16, 32, 64)
 EXTRA_N_MIN_GAIN = 0.05
+# Extra columns that are EXTRA_N_NARROW_BYTES or fewer along B's rows (8 columns of a 16-bit B
+# whose rows run along N: each K step's extra tile 16 bytes wide, unswizzled) in K steps deeper than
+# EXTRA_N_NARROW_MAX_BLOCK_K came out wrong on the H200 under Triton 3.6: those columns of every such
+# config (16-bit, 128-deep K steps; docs/BENCHMARKS.md, "2026-12-04 (third session)"), where
+# 64-deep steps, and 16 or more columns, computed them right. The launcher refuses them.
+EXTRA_N_NARROW_BYTES = 16
+EXTRA_N_NARROW_MAX_BLOCK_K = 64
 
 # Element sizes for the dtype names gemmwatch uses.
 DTYPE_BYTES = {"fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
@@ -672,7 +679,9 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                     if gluon_extra_n_offered() and (extra := extra_n_width(spec, M, N, bm, bn)):
                         wider = [dataclasses.replace(v, extra_n=extra) for v in variants]
                         c_tile = gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
-                        if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes:
+                        if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes and extra_n_takes(
+                            wider[0], nbytes, spec.warp_size
+                        ):
                             out += wider
     return out
 
@@ -702,6 +711,16 @@ def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) 
 
     best = max((e for e in EXTRA_N_WIDTHS if e < block_n), key=lambda e: (round(filled(block_n + e), 3), -e))
     return best if filled(block_n + best) >= filled(block_n) + EXTRA_N_MIN_GAIN else 0
+
+
+def extra_n_takes(cfg: GemmConfig, nbytes: int, warp_size: int = 32) -> bool:
+    """Whether the launcher takes an extra-column config for the matrix's operands (16-bit B with
+    rows along N, fp8 B K-major and precisely accumulated): no 16-byte extra tiles deeper than
+    EXTRA_N_NARROW_MAX_BLOCK_K, and for fp8 no wider tile than one accumulator per K step holds
+    (GLUON_STEP_MAX_ACC values per thread: extra columns take no promotion by halves)."""
+    if nbytes == 1:
+        return cfg.block_m * cfg.tile_n <= GLUON_STEP_MAX_ACC * cfg.num_warps * warp_size
+    return cfg.extra_n * nbytes > EXTRA_N_NARROW_BYTES or cfg.block_k <= EXTRA_N_NARROW_MAX_BLOCK_K
 
 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:

@@ -252,6 +252,15 @@ def test_extra_columns_are_refused_where_the_kernel_cannot_take_them():
     for kwargs in ({"split_k": 2}, {"stream_k": True}, {"tail_halves": True}, {"cluster": 2}):
         assert "whole tiles of one CTA" in problem(8, 64, gluon_hopper.PROMOTE_NONE, **kwargs), kwargs
     assert "no promotion by halves" in problem(8, 256, gluon_hopper.PROMOTE_SPLIT)
+    # 8 columns of a 16-bit B whose rows run along N, 128-deep K steps: wrong on the H200 (refused)
+    narrow = problem(8, 64, gluon_hopper.PROMOTE_NONE, block_k=128, n_major_bytes=2)
+    assert narrow == (
+        "extra columns of 16 bytes along B's rows take K steps of at most 64 (deeper ones computed those "
+        "columns wrong on the H200), got 128"
+    )
+    assert problem(8, 64, gluon_hopper.PROMOTE_NONE, block_k=64, n_major_bytes=2) is None
+    assert problem(16, 64, gluon_hopper.PROMOTE_NONE, block_k=128, n_major_bytes=2) is None  # 32 bytes
+    assert problem(8, 64, gluon_hopper.PROMOTE_STEP, block_k=128, n_major_bytes=0) is None  # K-major B (fp8)
     a = torch.empty(256, 256, dtype=torch.float16)
     with pytest.raises(ValueError, match="gluon gemm: extra columns are for whole tiles of one CTA"):
         gluon_hopper.gemm(a, a, a, block_m=128, block_n=64, block_k=64, stages=3, num_warps=4, programs=132,
@@ -438,6 +447,21 @@ def test_gluon_fp8_clusters_are_as_precise_as_the_native_library(shape, tile, sc
     if shape[1] % 16 == 0:
         native = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
         assert relative_error(out, ref) <= 1.5 * relative_error(native, ref) + 1e-6
+
+
+@pytest.mark.gpu
+def test_the_launcher_refuses_16_byte_extra_tiles_in_deep_k_steps():
+    """fp16 128x4608x3584 in 64 x 72 tiles with 128-deep K steps computed the 8 extra columns wrong
+    (relative error 0.33 = sqrt(8 / 72)) on the H200 under Triton 3.6; the launcher refuses it and
+    takes the 64-deep one."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs a GPU")
+    a = torch.randn(128, 3584, device="cuda", dtype=torch.float16)
+    b = torch.randn(3584, 4608, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="extra columns of 16 bytes along B's rows take K steps of at most 64"):
+        kernels.matmul(a, b, config=_config((64, 64, 128, 4, 4, "gluon_ws", "xn8")))
+    out = kernels.matmul(a, b, config=_config((64, 64, 64, 4, 4, "gluon_ws", "xn8")))
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
 
 
 @pytest.mark.gpu

@@ -592,6 +592,16 @@ def test_a_fresh_search_times_with_the_callers_timer_and_records_what_defeats_it
     with pytest.raises(ValueError, match="candidates must be a positive int"):
         with autotune.fresh_search(0, timer=timer):
             pass
+    # none ran: the error names each config and why, and carries them for the tune's negative results
+    with pytest.raises(autotune.NoCandidateRan, match="BM16-BN16-BK32.*timing: RuntimeError") as err:
+        autotune._time_candidates(key, "cpu-interpreter", configs[2:], launched.append, None, timer,
+                                  refused={"BM8-BN8-BK8-w1-s1-g8": "refused: too small"})  # fmt: skip
+    assert err.value.failed == {
+        "BM8-BN8-BK8-w1-s1-g8": "refused: too small",
+        str(configs[2]): "timing: RuntimeError: operation not permitted when stream is capturing",
+    }
+    with pytest.raises(autotune.NoCandidateRan, match="there were none"):
+        autotune._time_candidates(key, "cpu-interpreter", [], launched.append, None, timer)
 
 
 def test_refused_candidates_do_not_take_places_among_the_first():

@@ -698,7 +698,7 @@ def test_gluon_clusters_are_named_checked_and_offered_only_where_they_have_run(m
 
 
 def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
-    from targets.configs import config_from_name, extra_n_width, gluon_available, gluon_c_tile_bytes
+    from targets.configs import config_from_name, extra_n_takes, extra_n_width, gluon_available, gluon_c_tile_bytes
 
     cfg = GemmConfig(64, 64, 128, 4, 8, variant="gluon_ws", extra_n=8)
     assert str(cfg) == "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8" and config_from_name(str(cfg)) == cfg
@@ -738,6 +738,14 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     assert offered and {(c.block_m, c.block_n, c.extra_n) for c in offered} == {(64, 64, 8)}
     assert all(c.smem_bytes(1) + gluon_c_tile_bytes(c, 1) <= h200.smem_per_block_bytes for c in offered)
     assert all(config_from_name(str(c)) == c for c in offered)
+    # only what the launcher takes for the matrix's operands (`extra_n_takes`): a 16-bit B's 8 extra
+    # columns in 64-deep K steps only; for fp8, tiles that one accumulator per K step holds
+    half = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp16", 128, 4608, 3584), "extra_n")
+    assert half and {(c.extra_n, c.block_k) for c in half} == {(8, 64)}
+    assert not _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 57344, 8192), "extra_n")
+    assert extra_n_takes(GemmConfig(128, 64, 128, 8, 4, variant="gluon_ws", extra_n=16), 1)  # 40 per thread
+    assert not extra_n_takes(GemmConfig(128, 128, 128, 8, 4, variant="gluon_ws", extra_n=32), 1)  # 80
+    assert extra_n_takes(GemmConfig(64, 64, 128, 4, 4, variant="gluon_ws", extra_n=16), 2)  # 32 bytes wide
 
 
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
