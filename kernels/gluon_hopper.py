@@ -78,6 +78,7 @@ from targets.configs import (
     EXTRA_N_NARROW_MAX_BLOCK_K,
     EXTRA_N_WIDTHS,
     GLUON_STEP_MAX_ACC,
+    PINGPONG_WARPS,
     GLUON_WG_TILE,
     gluon_cluster_problem,
     tail_rows,
@@ -468,7 +469,8 @@ if GLUON_IMPORT_ERROR is None:
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
-        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr, num_warps: gl.constexpr,
+        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr, TURN: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -489,6 +491,10 @@ if GLUON_IMPORT_ERROR is None:
         per partition and half of N.
         EXTRA_N > 0 (PROMOTE 0 or 1, whole tiles): the tile's extra columns (`t_bufs`) in a second
         accumulator, by a second MMA per K step, stored by their own descriptor (`ct_desc`).
+        TURN 0 or 1 ("gluon_pp", whole tiles of one CTA, PROMOTE 0 or 1): this partition takes every
+        other unit of its program, the first or the second, whole tiles (ROWS = BLOCK_M), its ring
+        steps those of its units (each unit the same K steps): while one partition runs a tile's
+        epilogue, the other's MMAs run on the next tile. TURN -1: every unit of the program.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
@@ -497,7 +503,16 @@ if GLUON_IMPORT_ERROR is None:
         units = _units(M, N, whole, num_programs, BLOCK_M, TILE_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
-        for unit in range(gl.program_id(0), units, num_programs):
+        first = gl.program_id(0)
+        stride = num_programs
+        k_tiles = gl.cdiv(K, BLOCK_K)
+        if TURN >= 0:
+            gl.static_assert(SPLIT_K == 1 and not STREAM_K and CLUSTER == 1, "ping-pong: whole tiles of one CTA")
+            gl.static_assert(PROMOTE != 2 and EXTRA_N == 0, "ping-pong: no promotion by halves, no extra columns")
+            first += TURN * num_programs
+            stride = 2 * num_programs
+            step = TURN * k_tiles  # (the other partition's units are as long: the loader's order)
+        for unit in range(first, units, stride):
             tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
                 unit, whole, M, N, K, num_programs, BLOCK_M, TILE_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
@@ -604,6 +619,8 @@ if GLUON_IMPORT_ERROR is None:
                     tile_id, split, whole, counter + 1, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
                     STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
+            if TURN >= 0:
+                step += k_tiles  # (the other partition's unit in between)
         tma.store_wait(0)
 
     @gluon.jit
@@ -614,7 +631,7 @@ if GLUON_IMPORT_ERROR is None:
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
         STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr,
-        num_warps: gl.constexpr,
+        PINGPONG: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
@@ -629,10 +646,18 @@ if GLUON_IMPORT_ERROR is None:
         split K or stream-K.
 
         EXTRA_N > 0 (one CTA, whole tiles): tiles of BLOCK_N + EXTRA_N columns, B's extra ones by
-        `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise)."""
-        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
+        `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise).
+
+        PINGPONG ("gluon_pp"; whole tiles of one CTA): two MMA partitions of `num_warps` each, on
+        alternate tiles of the program, each the whole tile, with an output tile of its own in
+        shared memory; a ring slot is its one consumer's (`_ws_mma`'s TURN)."""
+        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS or PINGPONG else 1
         CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
-        ROWS: gl.constexpr = BLOCK_M // PARTS
+        ROWS: gl.constexpr = BLOCK_M // 2 if SPLIT_WARPGROUPS else BLOCK_M
+        # (the second MMA partition: the lower half of the rows, or the next tile)
+        ROW1: gl.constexpr = ROWS if SPLIT_WARPGROUPS else 0
+        TURN0: gl.constexpr = 0 if PINGPONG else -1
+        TURN1: gl.constexpr = 1 if PINGPONG else -1
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
         c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
@@ -652,24 +677,24 @@ if GLUON_IMPORT_ERROR is None:
             lead = _cluster_mbarriers(batch=STAGES, two_ctas=True)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
-            # (a slot is free once every MMA partition is done with it: `_release`)
-            mbarrier.init(empty.index(i), count=PARTS)
+            # (a slot is free once every MMA partition that reads it is done with it: `_release`)
+            mbarrier.init(empty.index(i), count=1 if PINGPONG else PARTS)
             if CLUSTER > 1:  # (PARTS per CTA: Gluon multiplies a two-CTA barrier's count by its CTAs)
                 mbarrier.init(lead.index(i), count=PARTS)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
         # call: the two forms below differ in the second MMA partition alone)
-        if SPLIT_WARPGROUPS:
+        if PARTS == 2:
             gl.warp_specialize(
                 [
                     (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN0, num_warps)),
                     (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(1), ct_desc,
                                ct_smem.index(1), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
-                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROW1, ROWS,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN1, num_warps)),
                     (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
                                   num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
                                   CLUSTER_M, CLUSTER_N, EXTRA_N)),
@@ -683,7 +708,7 @@ if GLUON_IMPORT_ERROR is None:
                     (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, -1, num_warps)),
                     (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
                                   num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
                                   CLUSTER_M, CLUSTER_N, EXTRA_N)),
@@ -801,6 +826,7 @@ def launch_args(
     cluster_m: int = 1,
     cluster_n: int = 1,
     extra_n: int = 0,
+    pingpong: bool = False,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
     `whole`: the tiles run whole before the split ones (`whole_tiles`); `block_m`, `block_n`:
@@ -832,7 +858,8 @@ def launch_args(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
         SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, CLUSTER_M=cluster_m,
-        CLUSTER_N=cluster_n, EXTRA_N=extra_n, num_warps=num_warps // parts,
+        CLUSTER_N=cluster_n, EXTRA_N=extra_n, PINGPONG=pingpong,
+        num_warps=num_warps // (2 if split_warpgroups or pingpong else 1),
     )  # fmt: skip
     if cluster_m * cluster_n > 1:
         meta["num_ctas"] = cluster_m * cluster_n
@@ -888,6 +915,28 @@ def extra_n_problem(
             f"extra columns of {extra_n * n_major_bytes} bytes along B's rows take K steps of at most "
             f"{EXTRA_N_NARROW_MAX_BLOCK_K} (deeper ones computed those columns wrong on the H200), got {block_k}"
         )
+    return None
+
+
+def pingpong_problem(
+    num_warps: int,
+    promote: int,
+    split_warpgroups: bool = False,
+    split_k: int = 1,
+    stream_k: bool = False,
+    tail_halves: bool = False,
+    cluster: int = 1,
+    extra_n: int = 0,
+) -> str | None:
+    """Why a launch cannot run its tiles in ping-pong ("gluon_pp": two MMA warpgroups on alternate
+    whole tiles) (None when it can)."""
+    if num_warps != PINGPONG_WARPS:
+        return f"ping-pong runs two MMA warpgroups: num_warps {PINGPONG_WARPS}, got {num_warps}"
+    if split_warpgroups or split_k != 1 or stream_k or tail_halves or cluster > 1 or extra_n:
+        return "ping-pong takes whole tiles of one CTA: no split warpgroups, split_k, stream_k, tail_halves, "\
+            "cluster or extra columns with it"  # fmt: skip
+    if promote == PROMOTE_SPLIT:
+        return "ping-pong takes no promotion by halves of N (a tile this wide needs it: a narrower tile)"
     return None
 
 
@@ -978,6 +1027,7 @@ def gemm(
     cluster_m: int = 1,
     cluster_n: int = 1,
     extra_n: int = 0,
+    pingpong: bool = False,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -1002,6 +1052,8 @@ def gemm(
     `block_n` stay one CTA's.
     `extra_n` (8, 16, 32 or 64, less than `block_n`; one CTA, no split_k, stream_k or tail_halves,
     no promotion by halves): tiles of `block_n` + `extra_n` columns, the extra ones by a second MMA.
+    `pingpong` ("gluon_pp"; 8 warps; whole tiles of one CTA, no promotion by halves): two MMA
+    warpgroups on alternate tiles, each the whole block_m x block_n tile (`pingpong_problem`).
     `programs` defaults to one per SM of C's device (with clusters, one cluster per two SMs).
     Raises ValueError for operands the kernel does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -1016,6 +1068,9 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if cluster > 1 and (split_k != 1 or stream_k or tail_halves):
         raise ValueError("gluon gemm: a cluster's tiles run whole: no split_k, stream_k or tail_halves with it")
+    if pingpong and (problem := pingpong_problem(num_warps, promote, split_warpgroups, split_k, stream_k,
+                                                 tail_halves, cluster, extra_n)):  # fmt: skip
+        raise ValueError(f"gluon gemm: {problem}")
     if problem := extra_n_problem(
         extra_n, block_n, promote, split_k, stream_k, tail_halves, cluster,
         block_k=block_k, n_major_bytes=0 if b_is_kmajor(b) else b.element_size(),
@@ -1063,7 +1118,7 @@ def gemm(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
         split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
-        cluster_m=cluster_m, cluster_n=cluster_n, extra_n=extra_n,
+        cluster_m=cluster_m, cluster_n=cluster_n, extra_n=extra_n, pingpong=pingpong,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:
