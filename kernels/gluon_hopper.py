@@ -78,8 +78,8 @@ from targets.configs import (
     EXTRA_N_NARROW_MAX_BLOCK_K,
     EXTRA_N_WIDTHS,
     GLUON_STEP_MAX_ACC,
-    PINGPONG_WARPS,
     GLUON_WG_TILE,
+    PINGPONG_WARPS,
     gluon_cluster_problem,
     tail_rows,
 )
