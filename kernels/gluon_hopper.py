@@ -464,7 +464,7 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_mma(
-        a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr,
+        a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr,
         ws_ptr, counters_ptr, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
@@ -494,7 +494,12 @@ if GLUON_IMPORT_ERROR is None:
         TURN 0 or 1 ("gluon_pp", whole tiles of one CTA, PROMOTE 0 or 1): this partition takes every
         other unit of its program, the first or the second, whole tiles (ROWS = BLOCK_M), its ring
         steps those of its units (each unit the same K steps): while one partition runs a tile's
-        epilogue, the other's MMAs run on the next tile. TURN -1: every unit of the program.
+        epilogue, the other's MMAs run on the next tile. The two partitions' K loops take turns
+        (`order`: a barrier per partition, at which it arrives when its K loop is done; the other
+        waits there before its own): a partition waits for a ring slot only once the loader is
+        less than a lap of the ring ahead of it, as the slots' phase bits need (waiting from the
+        start, the second partition's first wait would pass on the first lap's load of its slot).
+        TURN -1: every unit of the program (`order` unused).
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
@@ -512,7 +517,12 @@ if GLUON_IMPORT_ERROR is None:
             first += TURN * num_programs
             stride = 2 * num_programs
             step = TURN * k_tiles  # (the other partition's units are as long: the loader's order)
+        turns = 0  # (this partition's units so far: the phase of the other's `order` barrier it waits for)
         for unit in range(first, units, stride):
+            if TURN == 1:  # (after the first partition's K loop of the unit before)
+                mbarrier.wait(order.index(0), turns & 1)
+            elif TURN == 0:  # (after the second partition's K loop of the unit before, if any)
+                mbarrier.wait(order.index(1), (turns + 1) & 1, pred=turns > 0)
             tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
                 unit, whole, M, N, K, num_programs, BLOCK_M, TILE_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
@@ -570,6 +580,8 @@ if GLUON_IMPORT_ERROR is None:
                 _release(
                     empty, lead, step + empty.type.shape[0] - 1, pred=k_hi > k_lo, CLUSTER=CLUSTER
                 )  # (a unit may have no K step)
+                if TURN >= 0:
+                    mbarrier.arrive(order.index(TURN))  # (the other partition's K loop may start)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -586,6 +598,8 @@ if GLUON_IMPORT_ERROR is None:
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
                     _release(empty, lead, step, CLUSTER=CLUSTER)
                     step += 1
+                if TURN >= 0:
+                    mbarrier.arrive(order.index(TURN))  # (the other partition's K loop may start)
                 acc += part
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
@@ -621,6 +635,7 @@ if GLUON_IMPORT_ERROR is None:
                 )  # fmt: skip
             if TURN >= 0:
                 step += k_tiles  # (the other partition's unit in between)
+                turns += 1
         tma.store_wait(0)
 
     @gluon.jit
@@ -675,6 +690,13 @@ if GLUON_IMPORT_ERROR is None:
             ready = _cluster_mbarriers(batch=STAGES)
             empty = _cluster_mbarriers(batch=STAGES)
             lead = _cluster_mbarriers(batch=STAGES, two_ctas=True)
+        # ("gluon_pp": the two MMA partitions' K loops take turns, `_ws_mma`)
+        if PINGPONG:
+            order = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+            mbarrier.init(order.index(0), count=1)
+            mbarrier.init(order.index(1), count=1)
+        else:
+            order = ready  # (a stand-in the partitions never touch)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
             # (a slot is free once every MMA partition that reads it is done with it: `_release`)
@@ -687,11 +709,11 @@ if GLUON_IMPORT_ERROR is None:
         if PARTS == 2:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
                                SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN0, num_warps)),
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(1), ct_desc,
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(1), ct_desc,
                                ct_smem.index(1), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROW1, ROWS,
                                SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN1, num_warps)),
@@ -705,7 +727,7 @@ if GLUON_IMPORT_ERROR is None:
         else:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
                                SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, -1, num_warps)),
