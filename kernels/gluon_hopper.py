@@ -79,7 +79,6 @@ from targets.configs import (
     EXTRA_N_WIDTHS,
     GLUON_STEP_MAX_ACC,
     GLUON_WG_TILE,
-    PINGPONG_WARPS,
     gluon_cluster_problem,
     tail_rows,
 )
@@ -464,13 +463,12 @@ if GLUON_IMPORT_ERROR is None:
 
     @gluon.jit
     def _ws_mma(
-        a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr,
+        a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr,
         ws_ptr, counters_ptr, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
         B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr, SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
         ROW0: gl.constexpr, ROWS: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
-        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr, TURN: gl.constexpr,
-        num_warps: gl.constexpr,
+        CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr, num_warps: gl.constexpr,
     ):  # fmt: skip
         """An MMA partition: asynchronous warpgroup MMAs on rows ROW0 .. ROW0 + ROWS of every
         output tile (all of them, or with SPLIT_WARPGROUPS one warpgroup's half); a ring slot goes
@@ -491,15 +489,6 @@ if GLUON_IMPORT_ERROR is None:
         per partition and half of N.
         EXTRA_N > 0 (PROMOTE 0 or 1, whole tiles): the tile's extra columns (`t_bufs`) in a second
         accumulator, by a second MMA per K step, stored by their own descriptor (`ct_desc`).
-        TURN 0 or 1 ("gluon_pp", whole tiles of one CTA, PROMOTE 0 or 1): this partition takes every
-        other unit of its program, the first or the second, whole tiles (ROWS = BLOCK_M), its ring
-        steps those of its units (each unit the same K steps): while one partition runs a tile's
-        epilogue, the other's MMAs run on the next tile. The two partitions' K loops take turns
-        (`order`: a barrier per partition, at which it arrives when its K loop is done; the other
-        waits there before its own): a partition waits for a ring slot only once the loader is
-        less than a lap of the ring ahead of it, as the slots' phase bits need (waiting from the
-        start, the second partition's first wait would pass on the first lap's load of its slot).
-        TURN -1: every unit of the program (`order` unused).
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
@@ -508,21 +497,7 @@ if GLUON_IMPORT_ERROR is None:
         units = _units(M, N, whole, num_programs, BLOCK_M, TILE_N, SPLIT_K, STREAM_K)
         PART: gl.constexpr = ROW0 // ROWS  # (this partition's index: its counters)
         step = 0
-        first = gl.program_id(0)
-        stride = num_programs
-        k_tiles = gl.cdiv(K, BLOCK_K)
-        if TURN >= 0:
-            gl.static_assert(SPLIT_K == 1 and not STREAM_K and CLUSTER == 1, "ping-pong: whole tiles of one CTA")
-            gl.static_assert(PROMOTE != 2 and EXTRA_N == 0, "ping-pong: no promotion by halves, no extra columns")
-            first += TURN * num_programs
-            stride = 2 * num_programs
-            step = TURN * k_tiles  # (the other partition's units are as long: the loader's order)
-        turns = 0  # (this partition's units so far: the phase of the other's `order` barrier it waits for)
-        for unit in range(first, units, stride):
-            if TURN == 1:  # (after the first partition's K loop of the unit before)
-                mbarrier.wait(order.index(0), turns & 1)
-            elif TURN == 0:  # (after the second partition's K loop of the unit before, if any)
-                mbarrier.wait(order.index(1), (turns + 1) & 1, pred=turns > 0)
+        for unit in range(gl.program_id(0), units, num_programs):
             tile_id, split, off_m, off_n, k_lo, k_hi, chunk, parts = _unit_coords(
                 unit, whole, M, N, K, num_programs, BLOCK_M, TILE_N, BLOCK_K, GROUP_M, SPLIT_K, STREAM_K
             )
@@ -580,8 +555,6 @@ if GLUON_IMPORT_ERROR is None:
                 _release(
                     empty, lead, step + empty.type.shape[0] - 1, pred=k_hi > k_lo, CLUSTER=CLUSTER
                 )  # (a unit may have no K step)
-                if TURN >= 0:
-                    mbarrier.arrive(order.index(TURN))  # (the other partition's K loop may start)
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
                     tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
@@ -598,8 +571,6 @@ if GLUON_IMPORT_ERROR is None:
                     part = warpgroup_mma_wait(num_outstanding=0, deps=(cur,))
                     _release(empty, lead, step, CLUSTER=CLUSTER)
                     step += 1
-                if TURN >= 0:
-                    mbarrier.arrive(order.index(TURN))  # (the other partition's K loop may start)
                 acc += part
                 _finish(
                     acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
@@ -633,9 +604,6 @@ if GLUON_IMPORT_ERROR is None:
                     tile_id, split, whole, counter + 1, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
                     STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
-            if TURN >= 0:
-                step += k_tiles  # (the other partition's unit in between)
-                turns += 1
         tma.store_wait(0)
 
     @gluon.jit
@@ -646,7 +614,7 @@ if GLUON_IMPORT_ERROR is None:
         STAGES: gl.constexpr, B_KMAJOR: gl.constexpr, PROMOTE: gl.constexpr,
         SCALE_A: gl.constexpr, SCALE_B: gl.constexpr, SPLIT_WARPGROUPS: gl.constexpr, SPLIT_K: gl.constexpr,
         STREAM_K: gl.constexpr, CLUSTER_M: gl.constexpr, CLUSTER_N: gl.constexpr, EXTRA_N: gl.constexpr,
-        PINGPONG: gl.constexpr, num_warps: gl.constexpr,
+        num_warps: gl.constexpr,
     ):  # fmt: skip
         """The "gluon_ws" variant: C (M, N) = A (M, K) x B (K, N), scaled, with a loader
         partition and an MMA partition (module docstring); with SPLIT_WARPGROUPS ("gluon_wg"),
@@ -661,18 +629,10 @@ if GLUON_IMPORT_ERROR is None:
         split K or stream-K.
 
         EXTRA_N > 0 (one CTA, whole tiles): tiles of BLOCK_N + EXTRA_N columns, B's extra ones by
-        `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise).
-
-        PINGPONG ("gluon_pp"; whole tiles of one CTA): two MMA partitions of `num_warps` each, on
-        alternate tiles of the program, each the whole tile, with an output tile of its own in
-        shared memory; a ring slot is its one consumer's (`_ws_mma`'s TURN)."""
-        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS or PINGPONG else 1
+        `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise)."""
+        PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
         CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N
-        ROWS: gl.constexpr = BLOCK_M // 2 if SPLIT_WARPGROUPS else BLOCK_M
-        # (the second MMA partition: the lower half of the rows, or the next tile)
-        ROW1: gl.constexpr = ROWS if SPLIT_WARPGROUPS else 0
-        TURN0: gl.constexpr = 0 if PINGPONG else -1
-        TURN1: gl.constexpr = 1 if PINGPONG else -1
+        ROWS: gl.constexpr = BLOCK_M // PARTS
         a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)  # noqa: RUF005 (Gluon has no starred lists)
         b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)  # noqa: RUF005
         c_smem = gl.allocate_shared_memory(c_desc.dtype, [PARTS] + c_desc.block_type.shape, c_desc.layout)  # noqa: RUF005
@@ -690,33 +650,26 @@ if GLUON_IMPORT_ERROR is None:
             ready = _cluster_mbarriers(batch=STAGES)
             empty = _cluster_mbarriers(batch=STAGES)
             lead = _cluster_mbarriers(batch=STAGES, two_ctas=True)
-        # ("gluon_pp": the two MMA partitions' K loops take turns, `_ws_mma`)
-        if PINGPONG:
-            order = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-            mbarrier.init(order.index(0), count=1)
-            mbarrier.init(order.index(1), count=1)
-        else:
-            order = ready  # (a stand-in the partitions never touch)
         for i in gl.static_range(STAGES):
             mbarrier.init(ready.index(i), count=1)
-            # (a slot is free once every MMA partition that reads it is done with it: `_release`)
-            mbarrier.init(empty.index(i), count=1 if PINGPONG else PARTS)
+            # (a slot is free once every MMA partition is done with it: `_release`)
+            mbarrier.init(empty.index(i), count=PARTS)
             if CLUSTER > 1:  # (PARTS per CTA: Gluon multiplies a two-CTA barrier's count by its CTAs)
                 mbarrier.init(lead.index(i), count=PARTS)
         fence_async_shared()
         # (Gluon takes the partitions' functions, and their constexpr arguments, only inline in the
         # call: the two forms below differ in the second MMA partition alone)
-        if PARTS == 2:
+        if SPLIT_WARPGROUPS:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(0), ct_desc,
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN0, num_warps)),
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(1), ct_desc,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(1), ct_desc,
                                ct_smem.index(1), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
-                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROW1, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, TURN1, num_warps)),
+                               whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, ROWS, ROWS,
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
                     (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
                                   num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
                                   CLUSTER_M, CLUSTER_N, EXTRA_N)),
@@ -727,10 +680,10 @@ if GLUON_IMPORT_ERROR is None:
         else:
             gl.warp_specialize(
                 [
-                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, order, c_desc, c_smem.index(0), ct_desc,
+                    (_ws_mma, (a_bufs, b_bufs, t_bufs, ready, empty, lead, c_desc, c_smem.index(0), ct_desc,
                                ct_smem.index(0), scale_a_ptr, scale_b_ptr, ws_ptr, counters_ptr, M, N, K, num_programs,
                                whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, PROMOTE, SCALE_A, SCALE_B, 0, ROWS,
-                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, -1, num_warps)),
+                               SPLIT_K, STREAM_K, CLUSTER_M, CLUSTER_N, EXTRA_N, num_warps)),
                     (_ws_loader, (a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K,
                                   num_programs, whole, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, B_KMAJOR, SPLIT_K, STREAM_K,
                                   CLUSTER_M, CLUSTER_N, EXTRA_N)),
@@ -848,7 +801,6 @@ def launch_args(
     cluster_m: int = 1,
     cluster_n: int = 1,
     extra_n: int = 0,
-    pingpong: bool = False,
 ) -> tuple[tuple, dict]:
     """(arguments, meta-parameters) of `_gemm_ws_kernel` for C = scale_a * scale_b * (A @ B);
     `whole`: the tiles run whole before the split ones (`whole_tiles`); `block_m`, `block_n`:
@@ -880,8 +832,7 @@ def launch_args(
         BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k, GROUP_M=group_m, STAGES=stages,
         B_KMAJOR=b_kmajor, PROMOTE=promote, SCALE_A=modes[0], SCALE_B=modes[1],
         SPLIT_WARPGROUPS=split_warpgroups, SPLIT_K=split_k, STREAM_K=stream_k, CLUSTER_M=cluster_m,
-        CLUSTER_N=cluster_n, EXTRA_N=extra_n, PINGPONG=pingpong,
-        num_warps=num_warps // (2 if split_warpgroups or pingpong else 1),
+        CLUSTER_N=cluster_n, EXTRA_N=extra_n, num_warps=num_warps // parts,
     )  # fmt: skip
     if cluster_m * cluster_n > 1:
         meta["num_ctas"] = cluster_m * cluster_n
@@ -937,28 +888,6 @@ def extra_n_problem(
             f"extra columns of {extra_n * n_major_bytes} bytes along B's rows take K steps of at most "
             f"{EXTRA_N_NARROW_MAX_BLOCK_K} (deeper ones computed those columns wrong on the H200), got {block_k}"
         )
-    return None
-
-
-def pingpong_problem(
-    num_warps: int,
-    promote: int,
-    split_warpgroups: bool = False,
-    split_k: int = 1,
-    stream_k: bool = False,
-    tail_halves: bool = False,
-    cluster: int = 1,
-    extra_n: int = 0,
-) -> str | None:
-    """Why a launch cannot run its tiles in ping-pong ("gluon_pp": two MMA warpgroups on alternate
-    whole tiles) (None when it can)."""
-    if num_warps != PINGPONG_WARPS:
-        return f"ping-pong runs two MMA warpgroups: num_warps {PINGPONG_WARPS}, got {num_warps}"
-    if split_warpgroups or split_k != 1 or stream_k or tail_halves or cluster > 1 or extra_n:
-        return "ping-pong takes whole tiles of one CTA: no split warpgroups, split_k, stream_k, tail_halves, "\
-            "cluster or extra columns with it"  # fmt: skip
-    if promote == PROMOTE_SPLIT:
-        return "ping-pong takes no promotion by halves of N (a tile this wide needs it: a narrower tile)"
     return None
 
 
@@ -1049,7 +978,6 @@ def gemm(
     cluster_m: int = 1,
     cluster_n: int = 1,
     extra_n: int = 0,
-    pingpong: bool = False,
     counters: torch.Tensor | None = None,
     compile_only: bool = False,
 ):
@@ -1074,8 +1002,6 @@ def gemm(
     `block_n` stay one CTA's.
     `extra_n` (8, 16, 32 or 64, less than `block_n`; one CTA, no split_k, stream_k or tail_halves,
     no promotion by halves): tiles of `block_n` + `extra_n` columns, the extra ones by a second MMA.
-    `pingpong` ("gluon_pp"; 8 warps; whole tiles of one CTA, no promotion by halves): two MMA
-    warpgroups on alternate tiles, each the whole block_m x block_n tile (`pingpong_problem`).
     `programs` defaults to one per SM of C's device (with clusters, one cluster per two SMs).
     Raises ValueError for operands the kernel does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -1090,9 +1016,6 @@ def gemm(
         raise ValueError(f"gluon gemm: {problem}")
     if cluster > 1 and (split_k != 1 or stream_k or tail_halves):
         raise ValueError("gluon gemm: a cluster's tiles run whole: no split_k, stream_k or tail_halves with it")
-    if pingpong and (problem := pingpong_problem(num_warps, promote, split_warpgroups, split_k, stream_k,
-                                                 tail_halves, cluster, extra_n)):  # fmt: skip
-        raise ValueError(f"gluon gemm: {problem}")
     if problem := extra_n_problem(
         extra_n, block_n, promote, split_k, stream_k, tail_halves, cluster,
         block_k=block_k, n_major_bytes=0 if b_is_kmajor(b) else b.element_size(),
@@ -1140,7 +1063,7 @@ def gemm(
         a, b, c, scale_a, scale_b, block_m=block_m, block_n=block_n, block_k=block_k, stages=stages,
         num_warps=num_warps, group_m=group_m, promote=promote, programs=programs, split_warpgroups=split_warpgroups,
         split_k=split_k, stream_k=stream_k, whole=whole, workspace=workspace, counters=counters,
-        cluster_m=cluster_m, cluster_n=cluster_n, extra_n=extra_n, pingpong=pingpong,
+        cluster_m=cluster_m, cluster_n=cluster_n, extra_n=extra_n,
     )  # fmt: skip
     maxnreg = max_registers(num_warps)
     if compile_only:

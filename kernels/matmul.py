@@ -838,7 +838,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         from kernels import gluon_hopper
 
         scale_a, scale_b = scales if scales is not None else (None, None)
-        promote = gluon_hopper.promotion(cfg.block_m, cfg.tile_n, cfg.tile_warps, fp8_precise)
+        promote = gluon_hopper.promotion(cfg.block_m, cfg.tile_n, cfg.num_warps, fp8_precise)
         counters = None
         if cfg.split_k > 1 or cfg.stream_k:
             counters = _tile_counters(a.device, gluon_hopper.counters_needed(M, N, cfg.block_m, cfg.block_n))
@@ -847,7 +847,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             stages=cfg.num_stages, num_warps=cfg.num_warps, group_m=cfg.group_m, promote=promote,
             programs=_sm_count(a.device), split_warpgroups=cfg.variant == "gluon_wg", split_k=cfg.split_k,
             stream_k=cfg.stream_k, tail_halves=cfg.tail_halves, cluster_m=cfg.cluster_m, cluster_n=cfg.cluster_n,
-            extra_n=cfg.extra_n, pingpong=cfg.variant == "gluon_pp", counters=counters, compile_only=compile_only,
+            extra_n=cfg.extra_n, counters=counters, compile_only=compile_only,
         )  # fmt: skip
 
     def launch(cfg: GemmConfig):
@@ -923,9 +923,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "gluon_ws configs are for 16- and 8-bit operands"
         if cfg.variant == "gluon_wg" and (problem := gluon_hopper.split_warpgroups_problem(cfg.block_m, cfg.num_warps)):
             return problem
-        promote = gluon_hopper.promotion(cfg.block_m, cfg.tile_n, cfg.tile_warps, fp8_precise)
-        if cfg.variant == "gluon_pp" and (problem := gluon_hopper.pingpong_problem(cfg.num_warps, promote)):
-            return problem
+        promote = gluon_hopper.promotion(cfg.block_m, cfg.tile_n, cfg.num_warps, fp8_precise)
         if cfg.clustered and (
             problem := gluon_hopper.cluster_problem(cfg.cluster_m, cfg.cluster_n, promote, cfg.variant == "gluon_wg")
         ):
@@ -934,7 +932,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return (
                 f"gluon_ws with fp8's precise accumulation keeps an accumulator and a partial sum of half the tile: "
                 f"at most {2 * gluon_hopper.PROMOTE_MAX_ACC} accumulator values per thread, "
-                f"{cfg.block_m}x{cfg.block_n} on {cfg.tile_warps} warps has more"
+                f"{cfg.block_m}x{cfg.block_n} on {cfg.num_warps} warps has more"
             )
         n_major_bytes = 0 if gluon_hopper.b_is_kmajor(b) else b.element_size()
         if cfg.extra_n and (

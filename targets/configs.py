@@ -69,10 +69,7 @@ STREAMK_WAVE_EFFICIENCY = 0.8
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
 LATE_PROMOTION_MAX_BLOCK_K = 128
 LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
-VARIANTS = (
-    "tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg", "gluon_pp",
-)  # fmt: skip
-GLUON_VARIANTS = ("gluon_ws", "gluon_wg", "gluon_pp")
+VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 TMA_VARIANTS = ("tma", "tma_ws", "tma_store")
 SPLITS = (2, 4, 8, 16)
@@ -232,24 +229,17 @@ class GemmConfig:
                     f"GemmConfig: a cluster along M splits A's rows between its CTAs; gluon_wg (each MMA warpgroup "
                     f"half the rows) clusters along N only, got {self}"
                 )
-        if self.variant == "gluon_pp" and (
-            self.num_warps != PINGPONG_WARPS or self.split_k != 1 or self.stream_k or self.tail_halves or self.clustered
-        ):
-            raise ValueError(
-                f"GemmConfig: gluon_pp runs two MMA warpgroups on alternate whole tiles of one CTA: num_warps "
-                f"{PINGPONG_WARPS}, no split_k, stream_k, tail_halves or clusters, got {self}"
-            )
         if isinstance(self.extra_n, bool) or self.extra_n not in (0, *EXTRA_N_WIDTHS):
             raise ValueError(f"GemmConfig.extra_n must be 0 or one of {EXTRA_N_WIDTHS}, got {self.extra_n!r}")
         if self.extra_n and not (
-            self.variant in ("gluon_ws", "gluon_wg")
+            self.uses_gluon
             and self.split_k == 1
             and not (self.stream_k or self.tail_halves or self.clustered)
             and self.extra_n < self.block_n
         ):
             raise ValueError(
-                f"GemmConfig.extra_n is for the Gluon variants gluon_ws and gluon_wg without split_k, stream_k, "
-                f"tail_halves or clusters, less than block_n, got {self}"
+                f"GemmConfig.extra_n is for the Gluon variants without split_k, stream_k, tail_halves or "
+                f"clusters, less than block_n, got {self}"
             )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
@@ -275,15 +265,8 @@ class GemmConfig:
 
     @property
     def uses_gluon(self) -> bool:
-        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variants "gluon_ws", "gluon_wg",
-        "gluon_pp")."""
-        return self.variant in GLUON_VARIANTS
-
-    @property
-    def tile_warps(self) -> int:
-        """The MMA warps that hold one output tile's accumulator: all of them, or for "gluon_pp" (two
-        warpgroups on alternate tiles) one warpgroup's."""
-        return self.num_warps // 2 if self.variant == "gluon_pp" else self.num_warps
+        """The Gluon kernel (kernels/gluon_hopper.py) runs this config (variants "gluon_ws", "gluon_wg")."""
+        return self.variant in ("gluon_ws", "gluon_wg")
 
     @property
     def clustered(self) -> bool:
@@ -533,16 +516,6 @@ GLUON_STEP_MAX_ACC = 64
 GLUON_STREAM_MAX_PARTS = 4
 # (rows, warps) of the tile whose two MMA warpgroups "gluon_wg" makes partitions of their own
 GLUON_WG_TILE = (128, 8)
-# "gluon_pp": two MMA warpgroups (PINGPONG_WARPS) on alternate whole tiles of a program, one's
-# epilogue beside the other's MMAs (CUTLASS's ping-pong schedule); its tiles (rows, columns), each
-# one warpgroup's (at most GLUON_MAX_ACC_PER_THREAD accumulator values per thread; fp8's precise
-# accumulation GLUON_STEP_MAX_ACC: no promotion by halves). Offered for the Triton versions in
-# GLUON_PINGPONG_TRITON, those whose ping-pong tiles have computed the product on a Hopper GPU
-# (tests/test_gluon.py's gpu tests): none yet; under 3.6 and 3.9 they compile for sm_90 (the CPU
-# tests), and a config named by hand (`gemmwatch try --configs`) runs wherever it compiles.
-PINGPONG_WARPS = 8
-GLUON_PP_TILES = ((128, 128), (64, 256), (128, 64), (64, 128))
-GLUON_PINGPONG_TRITON: tuple[str, ...] = ()
 
 
 def gluon_by_halves(
@@ -557,9 +530,8 @@ def gluon_c_tile_bytes(cfg: GemmConfig, nbytes: int, precise: bool = True, warp_
     """Shared memory of gluon_ws's output tile (16-bit C: fp16/bf16, or fp8's bf16): the whole
     tile, or half of it for the tiles taken by halves of N (`gluon_by_halves`), which store each
     half as it is done; and the extra columns' (`extra_n`)."""
-    halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.tile_warps, nbytes, precise, warp_size)
-    tiles = 2 if cfg.variant == "gluon_pp" else 1  # (each ping-pong warpgroup its own)
-    return tiles * cfg.block_m * cfg.block_n * (1 if halves else 2) + cfg.block_m * cfg.extra_n * 2
+    halves = gluon_by_halves(cfg.block_m, cfg.block_n, cfg.num_warps, nbytes, precise, warp_size)
+    return cfg.block_m * cfg.block_n * (1 if halves else 2) + cfg.block_m * cfg.extra_n * 2
 
 
 @functools.cache
@@ -695,8 +667,6 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                     variants = [cfg]
                     if (bm, warps) == GLUON_WG_TILE:  # (and with each of its two MMA warpgroups a partition)
                         variants.append(dataclasses.replace(cfg, variant="gluon_wg"))
-                    if gluon_pingpong_offered() and (pp := _pingpong(cfg, nbytes, spec)) and pp not in out:
-                        out.append(pp)  # (from the first of GLUON_TILES' warps for its tile)
                     out += variants
                     for split in splits:
                         out += [dataclasses.replace(v, split_k=split) for v in variants]
@@ -722,25 +692,6 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
 # CPU tests) but have not run; a config named by hand (`gemmwatch try --configs`) runs wherever it
 # compiles.
 GLUON_EXTRA_N_TRITON: tuple[str, ...] = ("3.6.",)
-
-
-def gluon_pingpong_offered() -> bool:
-    """Whether the candidates include the Gluon kernel's ping-pong tiles (`GLUON_PINGPONG_TRITON`)."""
-    return bool(GLUON_PINGPONG_TRITON) and _triton_version().startswith(GLUON_PINGPONG_TRITON)
-
-
-def _pingpong(cfg: GemmConfig, nbytes: int, spec: TargetSpec) -> GemmConfig | None:
-    """`cfg`'s tile as "gluon_pp" (two warpgroups on alternate tiles, each this tile), where it is
-    one of GLUON_PP_TILES whose accumulator (fp8: precise, by step) one warpgroup holds, and the
-    ring and both output tiles fit in shared memory; else None."""
-    if (cfg.block_m, cfg.block_n) not in GLUON_PP_TILES:
-        return None
-    pp = dataclasses.replace(cfg, variant="gluon_pp", num_warps=PINGPONG_WARPS)
-    per_thread = pp.block_m * pp.block_n / (pp.tile_warps * spec.warp_size)
-    if per_thread > (GLUON_STEP_MAX_ACC if nbytes == 1 else GLUON_MAX_ACC_PER_THREAD):
-        return None
-    c_tiles = gluon_c_tile_bytes(pp, nbytes, warp_size=spec.warp_size)
-    return pp if pp.smem_bytes(nbytes) + c_tiles <= spec.smem_per_block_bytes else None
 
 
 def gluon_extra_n_offered() -> bool:

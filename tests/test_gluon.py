@@ -18,7 +18,7 @@ from fp8_cases import fp8_problem
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
 from targets import GemmConfig
-from targets.configs import config_from_name, gluon_available, gluon_c_tile_bytes, gluon_cluster_problem
+from targets.configs import config_from_name, gluon_available, gluon_cluster_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,10 +104,6 @@ def compiled():
         ("fp8", _gluon(128, 256, 128, 8, 4), "tensorwise"),  # (precise on a wide tile: by halves of N)
         ("fp8", _gluon(64, 128, 128, 4, 5), "rowwise"),
         ("fp8", _gluon(128, 256, 128, 8, 3), "fast"),
-        # two MMA warpgroups on alternate tiles (ping-pong), each its own output tile in shared memory
-        ("float16", _gluon(128, 128, 64, 8, 4, "gluon_pp"), None, [4096, 4096, 4096]),
-        ("fp8", _gluon(128, 64, 128, 8, 6, "gluon_pp"), "rowwise", [4096, 4096, 4096]),
-        ("fp8", _gluon(128, 128, 128, 8, 4, "gluon_pp"), "fast", [4096, 4096, 4096]),
         # each MMA warpgroup its own partition
         ("float16", _gluon(128, 256, 64, 8, 3, "gluon_wg"), None),
         ("fp8", _gluon(128, 256, 128, 8, 3, "gluon_wg"), "rowwise"),  # (by halves of N)
@@ -215,44 +211,12 @@ def test_clusters_are_refused_where_the_kernel_cannot_run_them():
         gluon_hopper.gemm(a, a, a, cluster_m=2, split_warpgroups=True, **kw)
 
 
-def test_ping_pong_warpgroups_each_have_a_whole_tile_and_an_output_tile_of_their_own(compiled):
-    pp = [k for k in compiled if "gluon-pp" in k["config"]]
-    assert len(pp) == 3
-    for k in pp:
-        cfg = config_from_name(k["config"])
-        nbytes = 1 if k["dtype"] == "fp8" else 2
-        c_tiles = gluon_c_tile_bytes(cfg, nbytes, precise=k["scaling"] != "fast")
-        assert c_tiles == 2 * cfg.block_m * cfg.block_n * 2, k  # (two 16-bit tiles)
-        assert cfg.smem_bytes(nbytes) + c_tiles <= k["shared_bytes"] <= cfg.smem_bytes(nbytes) + c_tiles + 2048, k
-        assert k["spill_bytes"] == 0 and k["warps"] == 12, k
-
-
-def test_ping_pong_is_refused_where_the_kernel_cannot_run_it():
-    gluon_hopper = importlib.import_module("kernels.gluon_hopper")
-    problem = gluon_hopper.pingpong_problem
-    assert problem(8, gluon_hopper.PROMOTE_STEP) is None
-    assert problem(4, gluon_hopper.PROMOTE_NONE) == "ping-pong runs two MMA warpgroups: num_warps 8, got 4"
-    assert "no promotion by halves" in problem(8, gluon_hopper.PROMOTE_SPLIT)
-    for kwargs in ({"split_warpgroups": True}, {"split_k": 2}, {"stream_k": True}, {"tail_halves": True},
-                   {"cluster": 2}, {"extra_n": 8}):  # fmt: skip
-        assert "whole tiles of one CTA" in problem(8, gluon_hopper.PROMOTE_NONE, **kwargs), kwargs
-    a = torch.empty(256, 256, dtype=torch.float16)
-    with pytest.raises(ValueError, match="gluon gemm: ping-pong runs two MMA warpgroups: num_warps 8, got 4"):
-        gluon_hopper.gemm(a, a, a, block_m=128, block_n=64, block_k=64, stages=3, num_warps=4, programs=132,
-                          pingpong=True)  # fmt: skip
-    fp8, one = torch.zeros(1024, 1024).to(torch.float8_e4m3fn), torch.tensor(1.0)
-    if torch.cuda.is_available():
-        return
-    with pytest.raises(ValueError, match="gluon_ws configs are for Hopper"):  # (off Hopper, the first rule)
-        kernels.scaled_matmul(fp8, fp8.t(), one, one, config=GemmConfig(128, 128, 128, 8, 3, variant="gluon_pp"))
-
-
 def test_split_warpgroups_synchronise_only_within_each_warpgroup(compiled):
     # gluon_ws's 8-warp MMA partition waits for both warpgroups at every K step (a 256-thread
     # barrier before giving the slot back), so their promotion adds fall together and leave the
     # tensor cores idle; gluon_wg's warpgroups are partitions of their own (128-thread barriers).
     for k in compiled:
-        if "gluon-wg" in k["config"] or "gluon-pp" in k["config"]:
+        if "gluon-wg" in k["config"]:
             assert k["barrier_threads"] == [128], k
         elif "w8" in k["config"]:
             assert 256 in k["barrier_threads"], k
@@ -264,8 +228,7 @@ def test_a_k_steps_mmas_are_issued_back_to_back_fp8_promotion_included(compiled)
     for k in compiled:
         # (a warpgroup on 128 rows issues each K sub-step's MMA for both halves of its rows: 8;
         # extra columns: their own MMAs beside the main ones, before the same wait)
-        cfg = config_from_name(k["config"])
-        rows_per_warpgroup = cfg.block_m * 4 // cfg.tile_warps
+        rows_per_warpgroup = 64 if "w8" in k["config"] or "BM64" in k["config"] else 128
         widths = 2 if "-xn" in k["config"] else 1
         assert k["mma_per_wait"] == 4.0 * rows_per_warpgroup / 64 * widths, k
 
@@ -380,13 +343,6 @@ GPU_CASES = [
     ("bf16", (128, 4608, 3584), (64, 64, 64, 4, 8, "gluon_ws", "xn8")),
     ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4, "gluon_ws", "xn16")),
     ("fp16", (129, 6144, 4096), (128, 64, 64, 8, 6, "gluon_wg", "xn32")),
-    # ping-pong: two warpgroups on alternate tiles (an odd count per program: the second's last
-    # turn has none; fewer tiles than programs; ragged edges; several tiles per program)
-    ("fp16", (4096, 4096, 4096), (128, 128, 64, 8, 4, "gluon_pp")),
-    ("bf16", (3000, 5000, 1000), (64, 256, 64, 8, 3, "gluon_pp")),
-    ("fp16", (1000, 1000, 1000), (128, 64, 64, 8, 6, "gluon_pp")),
-    ("bf16", (128, 4096, 4096), (64, 128, 64, 8, 6, "gluon_pp")),
-    ("fp16", (2048, 2112, 136), (128, 128, 64, 8, 3, "gluon_pp")),
 ]
 
 
@@ -448,12 +404,10 @@ def test_gluon_configs_compute_the_product(dtype, shape, tile, b_layout):
     ],
     ids=["precise", "precise-halves", "fast-accum", "precise-small"],
 )
-@pytest.mark.parametrize("variant", ["gluon_ws", "gluon_wg", "gluon_pp"])
+@pytest.mark.parametrize("variant", ["gluon_ws", "gluon_wg"])
 def test_gluon_fp8_is_as_precise_as_the_native_library(shape, scaling, fast_accum, tile, variant):
-    if variant in ("gluon_wg", "gluon_pp") and tile[3] != 8:
-        pytest.skip(f"{variant} runs two MMA warpgroups (8 warps)")
-    if variant == "gluon_pp":  # (a warpgroup's tile: 128 x 64 precise, one accumulator per K step; 128 x 128 fast)
-        tile = (128, 128 if fast_accum else 64, *tile[2:])
+    if variant == "gluon_wg" and tile[3] != 8:
+        pytest.skip("gluon_wg splits two MMA warpgroups (8 warps)")
     if not torch.cuda.is_available():
         pytest.skip("needs a GPU")
     gen = torch.Generator(device="cuda").manual_seed(5)

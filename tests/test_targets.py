@@ -150,7 +150,7 @@ def test_gemm_config_validates_itself():
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk_serial, got 1"):
         GemmConfig(64, 64, 32, 4, 2, variant="splitk_serial")
     with pytest.raises(
-        ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, gluon_wg, gluon_pp, got 'streamk2'"
+        ValueError, match="variant must be one of tile, tma, .*, streamk, gluon_ws, gluon_wg, got 'streamk2'"
     ):
         GemmConfig(64, 64, 32, 4, 2, variant="streamk2")
     with pytest.raises(ValueError, match="split_k must be an int in 2..64 for variant splitk, got 1"):
@@ -746,43 +746,6 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     assert extra_n_takes(GemmConfig(128, 64, 128, 8, 4, variant="gluon_ws", extra_n=16), 1)  # 40 per thread
     assert not extra_n_takes(GemmConfig(128, 128, 128, 8, 4, variant="gluon_ws", extra_n=32), 1)  # 80
     assert extra_n_takes(GemmConfig(64, 64, 128, 4, 4, variant="gluon_ws", extra_n=16), 2)  # 32 bytes wide
-
-
-def test_gluon_ping_pong_configs_are_named_checked_and_offered_only_where_they_have_run(monkeypatch):
-    from targets.configs import PINGPONG_WARPS, config_from_name, gluon_available, gluon_c_tile_bytes
-
-    h200 = get("h200")
-    cfg = GemmConfig(128, 128, 64, PINGPONG_WARPS, 4, variant="gluon_pp")
-    assert str(cfg) == "BM128-BN128-BK64-w8-s4-g8-gluon-pp" and config_from_name(str(cfg)) == cfg
-    assert cfg.uses_gluon and cfg.tile_warps == 4 and GemmConfig(128, 128, 64, 8, 4, variant="gluon_wg").tile_warps == 8
-    assert gluon_c_tile_bytes(cfg, 2) == 2 * 128 * 128 * 2  # (each warpgroup its own output tile)
-    for bad in ({"num_warps": 4}, {"split_k": 2}, {"stream_k": True}, {"tail_halves": True}, {"cluster_n": 2}):
-        with pytest.raises(ValueError, match="gluon_pp runs two MMA warpgroups on alternate whole tiles"):
-            GemmConfig(**{**cfg.as_dict(), **bad})
-    with pytest.raises(ValueError, match="extra_n is for the Gluon variants gluon_ws and gluon_wg"):
-        GemmConfig(128, 128, 64, 8, 4, variant="gluon_pp", extra_n=16)
-    # offered only for a Triton whose ping-pong tiles have run on a GPU (GLUON_PINGPONG_TRITON)
-    plain = _offered(monkeypatch, "GLUON_PINGPONG_TRITON", (), ("fp16", 4096, 4096, 4096), "uses_gluon")
-    assert not [c for c in plain if c.variant == "gluon_pp"]
-    offered = [
-        c
-        for c in _offered(monkeypatch, "GLUON_PINGPONG_TRITON", None, ("fp16", 4096, 4096, 4096), "uses_gluon")
-        if c.variant == "gluon_pp"
-    ]
-    if not gluon_available():
-        assert offered == []
-        return
-    # each warpgroup's tile: 128 x 128, 64 x 256, 128 x 64 or 64 x 128; no tile twice
-    assert {(c.block_m, c.block_n) for c in offered} == {(128, 128), (64, 256), (128, 64), (64, 128)}
-    assert len(offered) == len(set(offered)) and all(c.num_warps == 8 for c in offered)
-    assert all(c.smem_bytes(2) + gluon_c_tile_bytes(c, 2) <= h200.smem_per_block_bytes for c in offered)
-    # fp8 (precise): only the tiles whose accumulator a warpgroup holds with one per K step
-    fp8 = [
-        c
-        for c in _offered(monkeypatch, "GLUON_PINGPONG_TRITON", None, ("fp8", 4096, 4096, 4096), "uses_gluon")
-        if c.variant == "gluon_pp"
-    ]
-    assert fp8 and {(c.block_m, c.block_n) for c in fp8} == {(128, 64), (64, 128)}
 
 
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
