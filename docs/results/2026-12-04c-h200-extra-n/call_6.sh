@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Call 6 (the box's Triton 3.6, carry .whl; the session's last ~200 s of device time): the ping-pong
+# Call 6 (the box's Triton 3.6, carry .whl; the session's last ~200 s of device time): ping-pong
 # tiles ("gluon_pp") on the GPU: their correctness tests (a hang is cut by the timeout), then
-# `gemmwatch try` beside the library's config on three cells with several tiles per SM.
+# `gemmwatch try` beside the library's config on three cells with several tiles per SM. (The variant was
+# built again by mistake: 2026-12-03, ninth session, had measured it no faster and taken it out. It
+# faulted here, before the order barriers that version had; taken out again after this call.)
 set -uo pipefail
 out=${OUT:-/tmp/out}
 source docs/results/2026-12-03g-h200-flush/box.sh
