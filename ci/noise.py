@@ -77,6 +77,10 @@ def main(args) -> int:
         f"\n{len(rows)} cells over {len(args.files)} runs; worst CV {100 * worst:.2f}%; "
         f"{len(over)} cells above the {100 * args.target:.1f}% goal (ratio or Triton time){split}"
     )
+    native_only = [r for r in rows if r["cell"] not in over and r.get("native_cv", 0) > args.target]
+    if native_only:  # (the goal is on the absolute times too; the PR gate reads the ratio)
+        named = ", ".join(f"{r['cell']} {100 * r['native_cv']:.2f}%" for r in native_only)
+        print(f"and {len(native_only)} above it by their native time alone (ratio and Triton time within): {named}")
     cards = card_report(runs)
     if cards:
         print(cards)

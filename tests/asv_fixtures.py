@@ -41,7 +41,8 @@ def write_results(
     cells: dict[tuple[str, str, str], dict],
     machine: dict | None = None,
 ) -> Path:
-    """cells: {(suite, shape, dtype): {"ratio": samples|None|"failed", "triton": samples|"failed"}}."""
+    """cells: {(suite, shape, dtype): {"ratio": samples|None|"failed", "triton": samples|"failed"[,
+    "native": samples]}} (the native time only where some cell gives it)."""
     by_suite: dict[str, dict] = {}
     for (suite, shape, dtype), metrics in cells.items():
         by_suite.setdefault(suite, {})[(shape, dtype)] = metrics
@@ -50,7 +51,10 @@ def write_results(
         shapes = list(dict.fromkeys(s for s, _ in entries))
         dtypes = list(dict.fromkeys(d for _, d in entries))
         params = [[repr(s) for s in shapes], [repr(d) for d in dtypes]]
-        for metric, name in (("ratio", "track_ratio"), ("triton", "track_triton_time")):
+        metrics = [("ratio", "track_ratio"), ("triton", "track_triton_time")]
+        if any("native" in m for m in entries.values()):
+            metrics.append(("native", "track_native_time"))
+        for metric, name in metrics:
             values, samples, ci_a, ci_b = [], [], [], []
             for shape, dtype in itertools.product(shapes, dtypes):
                 data = entries.get((shape, dtype), {}).get(metric, "absent")

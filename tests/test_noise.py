@@ -207,3 +207,27 @@ def test_the_summary_tells_cells_over_by_their_triton_time_from_those_over_by_th
         "3 cells over 2 runs; worst CV 2.77%; 2 cells above the 0.5% goal (ratio or Triton time): "
         "1 by their Triton time, 1 by the ratio alone (the native time moved)"
     ) in proc.stdout
+    assert "by their native time alone" not in proc.stdout
+
+
+def test_the_summary_names_cells_over_by_their_native_time_alone(tmp_path):
+    # both sides 0.8% slower in the second run: the ratio steady, the Triton time within 0.5% (0.35%),
+    # the native time over (0.56%): the goal covers the absolute times as well
+    files = []
+    for i, (triton, native) in enumerate([(1.000e-3, 1.000e-3), (1.005e-3, 1.008e-3)]):
+        cells = {
+            ("Matmul", "4096x3584x3584", "bf16"): {
+                "ratio": [1.0] * 10,
+                "triton": [triton] * 10,
+                "native": [native] * 10,
+            },
+            ("Matmul", "1x4096x4096", "bf16"): {"ratio": [0.9] * 10, "triton": [1e-5] * 10, "native": [9e-6] * 10},
+        }
+        files.append(write_results(tmp_path / f"r{i}" / "h200" / "dddddddd99-existing-py.json", "dddddddd99", cells,
+                                   machine={"machine": "h200", "triton": "3.6.0"}))  # fmt: skip
+    proc = noise(*files)
+    assert proc.returncode == 0, proc.stderr
+    assert "0 cells above the 0.5% goal (ratio or Triton time)" in proc.stdout
+    assert (
+        "and 1 above it by their native time alone (ratio and Triton time within): bf16 4096x3584x3584 0.56%"
+    ) in proc.stdout
