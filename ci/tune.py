@@ -271,6 +271,24 @@ def past_deadline(elapsed: float, bucket_seconds: list[float], deadline: float |
     return elapsed + expected > deadline
 
 
+# What a CUDA context that has failed for good says (an illegal address, a kernel's trap): every
+# later call in the process fails the same way, so a tune stops at the bucket it was in.
+GPU_CONTEXT_FAILURES = (
+    "illegal memory access",
+    "unspecified launch failure",
+    "illegal instruction",
+    "misaligned address",
+    "an illegal address",
+    "device-side assert",
+)
+
+
+def gpu_context_failed(exc: BaseException) -> bool:
+    """Whether `exc` says the process's CUDA context has failed (`GPU_CONTEXT_FAILURES`)."""
+    text = str(exc).lower()
+    return "cuda" in text and any(what in text for what in GPU_CONTEXT_FAILURES)
+
+
 def main(args) -> int:
     from benchmarks import matrix
     from ci.cli import use_interpreter_without_gpu
@@ -409,17 +427,29 @@ def main(args) -> int:
             not_reached += members
             continue
         began = time.perf_counter()
-        entry = tune_bucket(
-            members,
-            rounds=args.rounds,
-            top_k=args.top_k,
-            finalists=args.finalists,
-            spec=spec,
-            device=device,
-            library=incumbents,
-            refine=args.refine,
-            match=match,
-        )
+        try:
+            entry = tune_bucket(
+                members,
+                rounds=args.rounds,
+                top_k=args.top_k,
+                finalists=args.finalists,
+                spec=spec,
+                device=device,
+                library=incumbents,
+                refine=args.refine,
+                match=match,
+            )
+        except Exception as exc:  # (only a failed GPU context is handled here; anything else goes on up)
+            if not gpu_context_failed(exc):
+                raise
+            from kernels import autotune
+
+            print(f"gemmwatch tune: [{i}/{len(buckets)}] {cell.name}{others}: the GPU failed while this bucket's "
+                  f"configs ran ({autotune.failure_reason(exc)}); this process cannot use it again. {path} keeps the "
+                  f"buckets tuned before it. To find the config that faults, run the bucket's candidates one per "
+                  f"process (`gemmwatch try --cells '{cell.name}' --configs CONFIG`); the same options with "
+                  f"--resume-since {began_at} then go on from this bucket.", file=sys.stderr)  # fmt: skip
+            return 3
         if "skipped" in entry:
             print(f"[{i}/{len(buckets)}] {cell.name}{others}: skipped, {entry['skipped']}", flush=True)
             continue

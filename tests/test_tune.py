@@ -106,6 +106,36 @@ def test_a_deadline_keeps_what_was_tuned_and_names_the_cells_not_reached(tuned):
     assert proc.returncode == 2 and "--deadline must be a positive number of seconds, got 0" in proc.stderr
 
 
+def test_a_failed_gpu_context_stops_the_tune_at_its_bucket_keeping_the_ones_before(tmp_path, monkeypatch, capsys):
+    import ci.tune
+    from ci.cli import main
+
+    assert ci.tune.gpu_context_failed(RuntimeError("CUDA error: an illegal memory access was encountered"))
+    assert ci.tune.gpu_context_failed(RuntimeError("Triton Error [CUDA]: unspecified launch failure"))
+    assert not ci.tune.gpu_context_failed(RuntimeError("CUDA out of memory. Tried to allocate 2.00 GiB"))
+    assert not ci.tune.gpu_context_failed(ValueError("an illegal memory access, but no GPU word"))
+    real, calls = ci.tune.tune_bucket, []
+
+    def second_faults(members, **kw):  # (the first bucket tuned for real, the second's kernel faults)
+        calls.append(members[0].name)
+        if len(calls) == 2:
+            raise RuntimeError("Triton Error [CUDA]: an illegal memory access was encountered")
+        return real(members, **kw)
+
+    monkeypatch.setattr(ci.tune, "tune_bucket", second_faults)
+    code = main(["tune", "--allow-interpreter", "--shapes", "1x64x64", "64x64x64", "33x65x127", "--dtypes", "fp16",
+                 "--top-k", "2", "--rounds", "1", "--dir", str(tmp_path)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 3 and calls == ["fp16 1x64x64", "fp16 64x64x64"], (calls, err)
+    assert "[2/3] fp16 64x64x64: the GPU failed while this bucket's configs ran (RuntimeError: Triton Error " in err
+    assert "--cells 'fp16 64x64x64' --configs CONFIG" in err and "--resume-since " in err
+    data = json.loads((tmp_path / f"cpu-interpreter-triton{triton.__version__}.json").read_text())
+    assert [e["cell"] for e in data["entries"].values()] == ["fp16 1x64x64"]  # (kept; nothing of the others)
+    monkeypatch.setattr(ci.tune, "tune_bucket", lambda members, **kw: (_ for _ in ()).throw(KeyError("other")))
+    with pytest.raises(KeyError):  # (any other error is not taken for a failed GPU)
+        main(["tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--dir", str(tmp_path)])
+
+
 def test_resume_since_skips_the_buckets_measured_since_then(tuned):
     path = tuned / f"cpu-interpreter-triton{triton.__version__}.json"
     before = path.read_text()
