@@ -101,6 +101,26 @@ def build_parser() -> argparse.ArgumentParser:
     trial.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     trial.set_defaults(func=_lazy("ci.trial"))
 
+    probe = sub.add_parser(
+        "probe",
+        help="run each candidate config of a cell once, in a process of its own, and check it (finds a config "
+        "that faults or computes wrong)",
+        description="For each cell: its candidate configs (the running target's, all of them; --match narrows them, "
+        "--configs names them instead), each run once in a child process and checked against a float64 reference: "
+        "right, refused by the launcher, wrong, failed, faulted (the child's GPU context failed or it died) or hung "
+        "(past --timeout). A fault ends only its child. Exit 1 if any config is wrong, failed, faulted or hung. "
+        "Without a GPU the kernels run in Triton's interpreter.",
+    )
+    probe.add_argument("--cells", nargs="+", required=True, metavar="CELL", help="e.g. 'fp16 128x4608x3584'")
+    probe.add_argument("--match", metavar="REGEX",
+                       help="only the candidates whose names this finds (a pattern that starts with '-' goes after "
+                            "'=': --match=-xn)")  # fmt: skip
+    probe.add_argument("--configs", nargs="+", metavar="NAME", help="these configs instead of the candidates")
+    probe.add_argument("--jobs", type=int, default=4, help="child processes at a time (default 4)")
+    probe.add_argument("--timeout", type=float, default=180.0, help="seconds a child may run (default 180)")
+    probe.add_argument("--json", metavar="PATH", help="also write the verdicts as JSON")
+    probe.set_defaults(func=_lazy("ci.probe"))
+
     run = sub.add_parser(
         "run",
         help="measure a commit with the asv suites into .asv/results (the main job)",

@@ -447,7 +447,7 @@ def main(args) -> int:
             print(f"gemmwatch tune: [{i}/{len(buckets)}] {cell.name}{others}: the GPU failed while this bucket's "
                   f"configs ran ({autotune.failure_reason(exc)}); this process cannot use it again. {path} keeps the "
                   f"buckets tuned before it. To find the config that faults, run the bucket's candidates one per "
-                  f"process (`gemmwatch try --cells '{cell.name}' --configs CONFIG`); the same options with "
+                  f"process (`gemmwatch probe --cells '{cell.name}'`, with the same --match); the same options with "
                   f"--resume-since {began_at} then go on from this bucket.", file=sys.stderr)  # fmt: skip
             return 3
         if "skipped" in entry:

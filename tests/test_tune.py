@@ -128,7 +128,7 @@ def test_a_failed_gpu_context_stops_the_tune_at_its_bucket_keeping_the_ones_befo
     err = capsys.readouterr().err
     assert code == 3 and calls == ["fp16 1x64x64", "fp16 64x64x64"], (calls, err)
     assert "[2/3] fp16 64x64x64: the GPU failed while this bucket's configs ran (RuntimeError: Triton Error " in err
-    assert "--cells 'fp16 64x64x64' --configs CONFIG" in err and "--resume-since " in err
+    assert "`gemmwatch probe --cells 'fp16 64x64x64'`" in err and "--resume-since " in err
     data = json.loads((tmp_path / f"cpu-interpreter-triton{triton.__version__}.json").read_text())
     assert [e["cell"] for e in data["entries"].values()] == ["fp16 1x64x64"]  # (kept; nothing of the others)
     monkeypatch.setattr(ci.tune, "tune_bucket", lambda members, **kw: (_ for _ in ()).throw(KeyError("other")))
