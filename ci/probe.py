@@ -25,21 +25,21 @@ from ci.trial import TrialError, parse
 BAD = ("wrong", "failed", "faulted", "hung")
 
 
-def candidate_dtype(cell_dtype: str) -> str:
-    """The operand dtype `targets.candidate_configs` takes for a matrix dtype ("fp32-tf32" -> "fp32")."""
-    return "fp8_e4m3" if cell_dtype.startswith("fp8_e4m3") else cell_dtype.split("-")[0]
-
-
 def configs_of(cell, names: list[str] | None, match: re.Pattern | None) -> list:
     """The configs to probe on `cell`: those named, else the running target's candidates (all of
     them, not only the first MAX_CONFIGS), narrowed by `match` on their names."""
+    import torch
+
+    from benchmarks.cells import DTYPES
+    from kernels import DTYPE_NAMES
     from targets import candidate_configs, detect
     from targets.configs import config_from_name
 
     if names:
         configs = [config_from_name(name) for name in names]
-    else:
-        configs = candidate_configs(detect(), candidate_dtype(cell.dtype), cell.M, cell.N, cell.K, limit=None)
+    else:  # (the operands' dtype, named as the tune names it: "fp32-tf32" -> "fp32")
+        operands = DTYPE_NAMES[getattr(torch, DTYPES[cell.dtype][0])]
+        configs = candidate_configs(detect(), operands, cell.M, cell.N, cell.K, limit=None)
     return [c for c in configs if match is None or match.search(str(c))]
 
 

@@ -147,7 +147,8 @@ def tune_bucket(
             except autotune.NoCandidateRan as exc:
                 ran, refused = {}, exc.failed
             else:
-                ran, refused = autotune.last().timings_ms, autotune.last().failed
+                search = autotune.last()
+                ran, refused = search.timings_ms, search.failed
             coarse.update(ran)
             failed.update({cfg: f"{cell.name}: {why}" for cfg, why in refused.items()})
             candidates += own

@@ -74,11 +74,11 @@ import triton
 
 from kernels._validate import descriptor_problem
 from targets.configs import (
-    EXTRA_N_NARROW_BYTES,
     EXTRA_N_NARROW_MAX_BLOCK_K,
     EXTRA_N_WIDTHS,
     GLUON_STEP_MAX_ACC,
     GLUON_WG_TILE,
+    extra_n_too_narrow,
     gluon_cluster_problem,
     tail_rows,
 )
@@ -883,7 +883,7 @@ def extra_n_problem(
         return "extra columns are for whole tiles of one CTA: no split_k, stream_k, tail_halves or cluster with them"
     if promote == PROMOTE_SPLIT:
         return "extra columns take no promotion by halves of N (a tile this wide needs it: fewer columns or more warps)"
-    if 0 < extra_n * n_major_bytes <= EXTRA_N_NARROW_BYTES and block_k > EXTRA_N_NARROW_MAX_BLOCK_K:
+    if extra_n_too_narrow(extra_n, n_major_bytes, block_k):
         return (
             f"extra columns of {extra_n * n_major_bytes} bytes along B's rows take K steps of at most "
             f"{EXTRA_N_NARROW_MAX_BLOCK_K} (deeper ones computed those columns wrong on the H200), got {block_k}"

@@ -713,14 +713,21 @@ def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) 
     return best if filled(block_n + best) >= filled(block_n) + EXTRA_N_MIN_GAIN else 0
 
 
+def extra_n_too_narrow(extra_n: int, n_major_bytes: int, block_k: int) -> bool:
+    """Whether extra columns are EXTRA_N_NARROW_BYTES or fewer along B's rows in a K step deeper than
+    EXTRA_N_NARROW_MAX_BLOCK_K (wrong on the H200); `n_major_bytes`: B's element size where its rows
+    run along N, 0 where B is K-major."""
+    return 0 < extra_n * n_major_bytes <= EXTRA_N_NARROW_BYTES and block_k > EXTRA_N_NARROW_MAX_BLOCK_K
+
+
 def extra_n_takes(cfg: GemmConfig, nbytes: int, warp_size: int = 32) -> bool:
     """Whether the launcher takes an extra-column config for the matrix's operands (16-bit B with
-    rows along N, fp8 B K-major and precisely accumulated): no 16-byte extra tiles deeper than
-    EXTRA_N_NARROW_MAX_BLOCK_K, and for fp8 no wider tile than one accumulator per K step holds
-    (GLUON_STEP_MAX_ACC values per thread: extra columns take no promotion by halves)."""
-    if nbytes == 1:
-        return cfg.block_m * cfg.tile_n <= GLUON_STEP_MAX_ACC * cfg.num_warps * warp_size
-    return cfg.extra_n * nbytes > EXTRA_N_NARROW_BYTES or cfg.block_k <= EXTRA_N_NARROW_MAX_BLOCK_K
+    rows along N, fp8 B K-major and precisely accumulated): not `extra_n_too_narrow`, and no tile
+    that fp8's precise accumulation takes by halves of N (`gluon_by_halves`), which extra columns
+    do not take."""
+    if gluon_by_halves(cfg.block_m, cfg.tile_n, cfg.num_warps, nbytes, warp_size=warp_size):
+        return False
+    return not extra_n_too_narrow(cfg.extra_n, 0 if nbytes == 1 else nbytes, cfg.block_k)
 
 
 def memory_bound(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> bool:
