@@ -283,14 +283,16 @@ def build_parser() -> argparse.ArgumentParser:
         "targets/tuned/<target>-triton<ver>.json with the configs that lost and those that failed. The launcher "
         "then uses it instead of autotuning.",
     )
-    tun.add_argument("--shapes", nargs="+", metavar="SET|MxNxK", help="shape sets of the matrix and/or literal shapes")
+    tun.add_argument("--shapes", nargs="+", metavar="SET|MxNxK",
+                     help="shape sets of the matrix and/or literal shapes (each bucket they touch is tuned on all "
+                          "the matrix's cells in it)")  # fmt: skip
     tun.add_argument("--dtypes", nargs="+", metavar="DTYPE", help="only these dtypes")
     tun.add_argument("--matrix", metavar="PATH", help="matrix file (default benchmarks/matrix.toml)")
     tun.add_argument("--top-k", type=int, default=None,
-                     help="rank only the first K candidates (default: all, at most the target's first 128; 0: none, "
-                          "only the library's entries are timed again)")  # fmt: skip
+                     help="rank only the first K candidates of each cell of a bucket (default: all, at most the target's "
+                          "first 128; 0: none, only the library's entries are timed again)")  # fmt: skip
     tun.add_argument("--finalists", type=int, default=2,
-                     help="candidates per kernel variant timed with the full protocol (default 2)")  # fmt: skip
+                     help="candidates per kernel variant and cell timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
     tun.add_argument("--refine", type=int, default=2, metavar="N",
                      help="after the coarse pass, also time the other K steps, stage counts and splits of the N "
@@ -313,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "seed's configs alone, a quick library for a new Triton)")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
-                          "(e.g. 0.9), each tuned on all its selected cells")  # fmt: skip
+                          "(e.g. 0.9), each tuned on all its cells")  # fmt: skip
     tun.add_argument("--run", metavar="RESULT.json", help="the asv result file --below reads (a `gemmwatch run`)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip

@@ -41,11 +41,13 @@ def coarse_ms(fn) -> float:
 
 def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None):
     """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
-    its candidates)]). The space is the target's whole (`match`: the configs in it whose names it
-    finds); the candidates its `top_k` first (without `match`, of its MAX_CONFIGS first). The
-    configs offered to a bucket's other cells and never to its first are ranked on the cell offered
-    them (the Gluon kernel's split of the last, partial wave of tiles follows each cell's tile
-    count: fp8 4096 x 3584 is offered splits, 4096^3 beside it none)."""
+    its candidates)]). Each cell's space is the target's whole for its shape (`match`: the configs
+    in it whose names it finds); its candidates, the `top_k` first of it (without `match`, of its
+    MAX_CONFIGS first). Every cell ranks its own: a config ranked only on the first cell was
+    measured up to 10% slower on the cell beside it (fp8 4096 x 3584 x 3584 beside 4096^3, 0.92x
+    where 4096^3 ran 1.01x), and some configs are offered to one cell alone (the Gluon kernel's
+    split of the last, partial wave of tiles follows each cell's tile count: fp8 4096 x 3584 is
+    offered splits, 4096^3 none)."""
     from targets import MAX_CONFIGS, candidate_configs
 
     def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
@@ -55,16 +57,28 @@ def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: r
             return space, space
         return space, space[:MAX_CONFIGS]
 
-    first = cells[0]
-    space, to_time = offered(first)
+    space, to_time = offered(cells[0])
     theirs = []
-    known = set(candidate_configs(spec, dtype, first.M, first.N, first.K, limit=None))
     for cell in cells[1:]:
-        own = [c for c in offered(cell)[1] if c not in known][:top_k]
-        known.update(own)
+        own = offered(cell)[1][:top_k]
         if own:
             theirs.append((cell, own))
     return space, to_time[:top_k], theirs
+
+
+def kernel_path(cfg) -> tuple:
+    """The code path a config runs (variant, late promotion, fma, swap-AB, the Gluon kernel's split
+    of K, its clusters): the fine pass takes the fastest few of each."""
+    return cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1, cfg.clustered
+
+
+def finalists_of(ranked: dict, configs: list, finalists: int) -> list:
+    """The `finalists` fastest of each kernel path among `configs` by their coarse times `ranked`
+    ({name: ms}; configs without a time left out), fastest path first."""
+    by_path: dict[tuple, list] = {}
+    for cfg in sorted((c for c in configs if str(c) in ranked), key=lambda c: ranked[str(c)]):
+        by_path.setdefault(kernel_path(cfg), []).append(cfg)
+    return [cfg for fastest in by_path.values() for cfg in fastest[:finalists]]
 
 
 def tune_bucket(
@@ -79,19 +93,18 @@ def tune_bucket(
     refine: int = 0,
     match: re.Pattern | None = None,
 ) -> dict:
-    """Rank the candidates on a bucket's first cell, time the best of each variant on all of
+    """Rank the candidates on each cell of a bucket, time the best of each kernel path on all of
     the bucket's cells; returns the bucket's library entry.
 
     Coarse pass (GPU): the launcher's own search on the first cell — candidates
     compiled in parallel, each timed with a few graph replays (`coarse_ms`); then,
     with `refine` N, the other K steps, stage counts and splits of the N fastest
-    output tiles (`targets.configs.siblings`), timed the same way; then the
-    configs only the bucket's other cells are offered, each on its cell
-    (`bucket_candidates`; their finalists picked apart, the entry's `ranked_on`).
-    Fine pass: the `finalists` fastest of each kernel variant (and promotion), checked against
+    output tiles (`targets.configs.siblings`), timed the same way; then each other
+    cell's own candidates, on that cell (`bucket_candidates`; the entry's `ranked_on`).
+    Fine pass: the `finalists` fastest of each kernel path (`finalists_of`) on each cell, checked against
     the float64 reference and timed with the suites' protocol, interleaved with
     each other and the native library, on every cell of the matrix in the
-    bucket: the library holds one config per bucket, and a config chosen on one
+    bucket (each cell the configs right on it): the library holds one config per bucket, and a config chosen on one
     cell alone was measured 7-14% slower on its bucket's other cells on the
     H200 (1000^3 beside 1024^3). The config with the best geometric mean of its
     time relative to each cell's fastest wins (a cell on which another of them was
@@ -117,10 +130,10 @@ def tune_bucket(
     space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match)
     if not candidates and not theirs and top_k != 0:  # (--top-k 0: the library's entry alone, below)
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
-    ranked_on = {str(c): cell.name for cell, own in theirs for c in own}
-    coarse, failed = {}, {}
+    coarse, failed = {}, {}  # (coarse: the first cell's ranking; each other cell's in ranked_on)
+    ranked_on: dict[str, dict[str, float]] = {}
     if spec.is_interpreter:
-        chosen = [*candidates, *(c for _, own in theirs for c in own)]
+        chosen = list(dict.fromkeys([*candidates, *(c for _, own in theirs for c in own)]))
     else:
         if candidates:
             try:
@@ -140,7 +153,8 @@ def tune_bucket(
                     failed[str(cfg)] = autotune.failure_reason(exc)
                 else:
                     candidates.append(cfg)
-        for cell, own in theirs:
+        chosen = finalists_of(coarse, candidates, finalists)
+        for cell, own in theirs:  # each other cell ranks its own candidates, its finalists join
             try:
                 with autotune.fresh_search(len(own), timer=coarse_ms, configs=own):
                     Prepared(cell, device).triton()
@@ -149,24 +163,16 @@ def tune_bucket(
             else:
                 search = autotune.last()
                 ran, refused = search.timings_ms, search.failed
-            coarse.update(ran)
-            failed.update({cfg: f"{cell.name}: {why}" for cfg, why in refused.items()})
-            candidates += own
-        # (variant, late promotion, fma, swap-AB, the Gluon kernel's split of K, its clusters): each its
-        # own code path; and the configs ranked on another cell than the first apart (not timed on the same)
-        by_variant: dict[tuple, list] = {}
-        for cfg in sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)]):
-            path = (
-                cfg.variant, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.uses_gluon and cfg.split_k > 1, cfg.clustered,
-            )  # fmt: skip
-            by_variant.setdefault((*path, ranked_on.get(str(cfg))), []).append(cfg)
-        chosen = [cfg for ranked in by_variant.values() for cfg in ranked[:finalists]]
+            ranked_on[cell.name] = dict(ran)
+            for cfg, why in refused.items():
+                failed.setdefault(cfg, f"{cell.name}: {why}")
+            chosen += [cfg for cfg in finalists_of(ran, own, finalists) if cfg not in chosen]
     key, incumbent = None, None
     if top_k == 0:  # (no candidate runs to tell the bucket's key: the library's entry for its cells)
         key = library.key_of_cells([cell.name for cell in cells]) if library is not None else None
         if key is None:
             return {"key": None, "skipped": "no library entry for its cells to time again (--top-k 0: no candidates)"}
-    times: dict[str, dict] = {}  # cell -> {config: ms}
+    times: dict[str, dict] = {}  # cell -> {config: ms}, the configs right on that cell
     native_ms: dict[str, float | None] = {}
 
     def correct_on(cell, prep, ref, cfg) -> bool:
@@ -189,7 +195,9 @@ def tune_bucket(
     for n, cell in enumerate(cells):
         prep = prep if n == 0 else Prepared(cell, device)
         ref = prep.reference()
-        correct = [cfg for cfg in chosen if correct_on(cell, prep, ref, cfg)]
+        # Each cell times the configs right on it: one wrong or failing on another cell of the
+        # bucket cannot be the bucket's, but may still be this cell's own (`Library.shape_configs`).
+        right = [cfg for cfg in chosen if correct_on(cell, prep, ref, cfg)]
         if n == 0:
             incumbent = library.config_for(key) if library is not None and key else None
             # The entry's configs of its own cells too (`Library.shape_configs`): a narrowed re-tune
@@ -197,28 +205,35 @@ def tune_bucket(
             # them the shapes' own configs (on the H200, 1000^3's TMA tile beside 1024^3's).
             own = list(library.shape_configs(key).values()) if incumbent is not None else []
             for cfg in dict.fromkeys([incumbent, *own]):
-                if cfg is not None and cfg not in chosen and correct_on(cell, prep, ref, cfg):
-                    correct.append(cfg)
+                if cfg is not None and cfg not in chosen:
+                    chosen.append(cfg)
+                    if correct_on(cell, prep, ref, cfg):
+                        right.append(cfg)
         del ref
-        chosen = correct  # a config wrong or failing on one cell of the bucket is out
-        if not chosen:
-            return {"key": key, "error": "no candidate compiled and computed the right result", "failed": failed}
+        if not right:
+            return {"key": key, "error": f"no candidate compiled and computed the right result on {cell.name}",
+                    "failed": failed}  # fmt: skip
         native = prep.native_supported() is None
-        calls = [lambda ops, cfg=cfg, prep=prep: prep.triton(config=cfg, operands=ops) for cfg in chosen]
+        calls = [lambda ops, cfg=cfg, prep=prep: prep.triton(config=cfg, operands=ops) for cfg in right]
         if native:
             calls.append(lambda ops, prep=prep: prep.native(operands=ops))
         # As the suites time them: the same placements, calls per replay and cooldown.
         sides = timed_sides(prep, device, spec, calls)
         timing = measure(*sides, rounds=rounds, warmup=1, **timing_plan(prep, spec))
-        times[cell.name] = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(chosen)}
-        native_ms[cell.name] = timing.median(len(chosen)) * 1e3 if native else None
+        times[cell.name] = {cfg: timing.median(i) * 1e3 for i, cfg in enumerate(right)}
+        native_ms[cell.name] = timing.median(len(right)) * 1e3 if native else None
         del prep
-    # Each config's time relative to the fastest on each cell, over the bucket's cells.
+    # The bucket's config: of those right on every cell, the best geometric mean of its time
+    # relative to each cell's fastest of them.
+    common = [cfg for cfg in chosen if all(cfg in t for t in times.values())]
+    if not common:
+        return {"key": key, "error": "no candidate computed the right result on every cell of the bucket",
+                "failed": failed}  # fmt: skip
     score = {
-        cfg: math.exp(statistics.fmean(math.log(t[cfg] / min(t[c] for c in chosen)) for t in times.values()))
-        for cfg in chosen
+        cfg: math.exp(statistics.fmean(math.log(t[cfg] / min(t[c] for c in common)) for t in times.values()))
+        for cfg in common
     }
-    best = min(chosen, key=score.get)
+    best = min(common, key=score.get)
     if incumbent in score and score[best] > score[incumbent] * (1 - REPLACE_MARGIN):
         best = incumbent  # within the fine pass's noise: no churn in the library (or the PR gate)
     on_first = times[first.name]
@@ -232,8 +247,8 @@ def tune_bucket(
         # the entry this one replaces (or keeps), timed in the same rounds
         "incumbent": {"config": str(incumbent), "time_ms": on_first.get(incumbent)} if incumbent else None,
         "tried": {str(c): round(t, 6) for c, t in sorted(on_first.items(), key=lambda kv: kv[1])},
-        "ranked_ms": coarse,  # the coarse pass's short-run times (CUDA-graph medians), every candidate
-        **({"ranked_on": ranked_on} if ranked_on else {}),  # where not on the first cell: the cell
+        "ranked_ms": coarse,  # the coarse pass's short-run times (CUDA-graph medians) on the first cell
+        **({"ranked_on": ranked_on} if ranked_on else {}),  # {another cell: its own coarse ranking}
         "failed": failed,
     }
     if len(cells) > 1:
@@ -355,9 +370,8 @@ def main(args) -> int:
     try:
         shapes = [s for item in args.shapes or [] for s in item.split(",") if s]
         dtypes = [d for item in args.dtypes or [] for d in item.split(",") if d]
-        selection = matrix.select(
-            matrix.load(args.matrix), interpreter=interpreter, shapes=shapes or None, dtypes=dtypes or None
-        )
+        loaded = matrix.load(args.matrix)
+        selection = matrix.select(loaded, interpreter=interpreter, shapes=shapes or None, dtypes=dtypes or None)
     except matrix.MatrixError as err:
         print(f"gemmwatch tune: {err}", file=sys.stderr)
         return 2
@@ -399,6 +413,13 @@ def main(args) -> int:
     buckets: dict[tuple, list] = {}  # the library keeps one entry per bucket: tuned on all its cells
     for cell in cells:
         buckets.setdefault((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)), []).append(cell)
+    # An entry serves every cell of its bucket: a bucket is tuned on all the matrix's cells in it,
+    # whatever --shapes narrowed (one cell's tune would give its config to the others untimed).
+    whole = matrix.select(loaded, interpreter=interpreter, dtypes=dtypes or None).cells
+    for cell in whole:
+        members = buckets.get((cell.dtype, shape_bucket(cell.M, cell.N, cell.K)))
+        if members is not None and not cell.epilogue and cell not in members:
+            members.append(cell)
     if slow is not None:
         picked = [c for c in cells if c.name in slow]
         print(f"gemmwatch tune: {len(picked)} of the {len(cells)} selected cells are below {args.below:g}x native "

@@ -341,12 +341,12 @@ def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     entry = json.loads(path.read_text())["entries"]["matmul|fp16|-|rowrow|64x64x64"]
     assert set(entry["cells"]) == {"fp16 64x64x64", "fp16 50x60x40"}
     tried = {cell: e["tried"] for cell, e in entry["cells"].items()}
-    # the first cell's 2 first candidates, and 50x60x40's own (its padded configs; ranked on it)
+    # each cell's 2 first candidates (50x60x40's: its padded configs), timed on both cells
     _, first, theirs = _bucket_candidates(["fp16 64x64x64", "fp16 50x60x40"], 2)
     assert [cell.name for cell, _ in theirs] == ["fp16 50x60x40"]
     expected = {str(c) for c in [*first, *theirs[0][1]]}
     assert all(set(t) == set(entry["tried"]) == expected for t in tried.values())
-    assert set(entry["ranked_on"]) == {str(c) for c in theirs[0][1]}
+    assert "ranked_on" not in entry  # (the interpreter ranks nothing: every candidate is timed)
     # The winner: the best geometric mean of each cell's time relative to that cell's fastest.
     score = {
         cfg: (tried["fp16 64x64x64"][cfg] / min(tried["fp16 64x64x64"].values()))
@@ -359,6 +359,30 @@ def test_a_bucket_is_tuned_on_all_its_cells_of_the_matrix(tmp_path):
     assert entry["cells"]["fp16 50x60x40"]["time_ms"] == pytest.approx(
         tried["fp16 50x60x40"][min(score, key=score.get)]
     )
+
+
+def test_a_narrowed_selection_still_tunes_a_bucket_on_all_its_cells_of_the_matrix(tmp_path):
+    # --shapes 50x60x40 alone: the smoke set's 64^3 shares its bucket, whose one entry serves both,
+    # so the tune times both (a tune on 50x60x40 alone would hand 64^3 a config never timed on it).
+    proc = cli("tune", "--allow-interpreter", "--shapes", "50x60x40", "--dtypes", "fp16", "--top-k", "1",
+               "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[1/1] fp16 50x60x40 (+ fp16 64x64x64): " in proc.stdout
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    entry = json.loads(path.read_text())["entries"]["matmul|fp16|-|rowrow|64x64x64"]
+    assert set(entry["cells"]) == {"fp16 64x64x64", "fp16 50x60x40"} and entry["cell"] == "fp16 50x60x40"
+
+
+def test_finalists_are_the_fastest_few_of_each_kernel_path():
+    from ci.tune import finalists_of, kernel_path
+    from targets import GemmConfig
+
+    tile = [GemmConfig(64, 64, 32, 4, s, split_k=1) for s in (2, 3, 4)]
+    split = [GemmConfig(64, 64, 32, 4, s, split_k=4, variant="splitk_serial") for s in (2, 3)]
+    ranked = {str(tile[0]): 3.0, str(tile[1]): 1.0, str(tile[2]): 2.0, str(split[0]): 0.5}  # split[1]: not ranked
+    assert kernel_path(tile[0]) != kernel_path(split[0])
+    assert finalists_of(ranked, [*tile, *split], 2) == [split[0], tile[1], tile[2]]
+    assert finalists_of(ranked, tile, 1) == [tile[1]] and finalists_of({}, tile, 2) == []
 
 
 def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path):
@@ -462,7 +486,7 @@ def test_a_buckets_other_cells_bring_the_configs_only_they_are_offered():
     # a tune of the split configs has candidates for the second cell alone, ranked on it.
     from benchmarks.matrix import parse_cell
     from ci.tune import bucket_candidates
-    from targets import catalogue, shape_bucket
+    from targets import candidate_configs, catalogue, shape_bucket
     from targets.configs import gluon_available
 
     if not gluon_available():
@@ -474,9 +498,11 @@ def test_a_buckets_other_cells_bring_the_configs_only_they_are_offered():
     assert space == candidates == []
     [(cell, own)] = theirs
     assert cell is cells[1] and own and all(cfg.split_k == 2 and cfg.uses_gluon for cfg in own)
-    # without a pattern the first cell's own candidates come first, the second's are those it alone is offered
+    # without a pattern each cell ranks its own first candidates, those offered to the first cell too
     space, candidates, theirs = bucket_candidates(spec, "fp8_e4m3", cells, None)
-    assert candidates and not set(candidates) & {c for _, own in theirs for c in own}
+    [(cell, own)] = theirs
+    assert own == candidate_configs(spec, "fp8_e4m3", 4096, 3584, 3584)[: len(own)]
+    assert set(candidates) & set(own)
     # one cell: nothing of another's
     assert bucket_candidates(spec, "fp8_e4m3", cells[:1], 24)[2] == []
 
