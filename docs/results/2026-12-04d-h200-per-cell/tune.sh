@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Calls 1-2 (the box's Triton 3.6, carry .whl): re-tune the buckets whose second cell lagged, each
+# cell now ranking its own candidates (ci/tune.py, 2026-12-04 fourth session):
+#
+#   OUT=$OUT SECONDS_LEFT=540 bash docs/results/2026-12-04d-h200-per-cell/tune.sh "SHAPES" DTYPE... [-- PYTEST_K]
+#
+# The library the launcher reads is copied to /tmp/tuned and returned in $OUT.
+set -uo pipefail
+out=${OUT:-/tmp/out}
+shapes=$1; shift
+dtypes=(); while [ $# -gt 0 ] && [ "$1" != "--" ]; do dtypes+=("$1"); shift; done
+[ "${1:-}" = "--" ] && { shift; tests_k=$1; }
+begin=$(date +%s)
+source docs/results/2026-12-03g-h200-flush/box.sh
+if [ -n "${tests_k:-}" ]; then
+  python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gluon.py -k "$tests_k" 2>&1 | tail -n 3 | tee "$out/tests.txt"
+fi
+mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
+left=$((${SECONDS_LEFT:-540} - ($(date +%s) - begin)))
+timeout "$left" python3 -m ci.cli tune --shapes $shapes --dtypes "${dtypes[@]}" --top-k 24 \
+  --dir /tmp/tuned --deadline "$((left - 40))" > "$out/tune.log" 2>&1
+echo "tune: exit $?"
+grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune.log" | tail -n 30
+cp /tmp/tuned/h200-triton3.6.0.json "$out/"
