@@ -691,7 +691,7 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
 # (third session)"): the candidates include them only there. Under 3.9 they compile for sm_90 (the
 # CPU tests) but have not run; a config named by hand (`gemmwatch try --configs`) runs wherever it
 # compiles.
-GLUON_EXTRA_N_TRITON: tuple[str, ...] = ("3.6.",)
+GLUON_EXTRA_N_TRITON: tuple[str, ...] = ("3.6.", "3.9.")
 
 
 def gluon_extra_n_offered() -> bool:

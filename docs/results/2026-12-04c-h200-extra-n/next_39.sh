@@ -12,7 +12,8 @@ source docs/results/2026-12-03f-h200-triton39/unpack_t39.sh
 source docs/results/2026-12-03g-h200-flush/box.sh
 export PYTHONPATH=/tmp/t39:/tmp/site:$PWD
 python3 -c "import triton; print('triton', triton.__version__)" | tee -a "$out/versions.txt"
-python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gluon.py -k "xn or extra" 2>&1 | tail -n 4 | tee "$out/tests-extra.txt"
+python3 -m pytest -q -p no:cacheprovider -m gpu tests/test_gluon.py -k "xn or extra" > "$out/tests-extra.txt" 2>&1
+grep -E "passed|failed|FAILED|ERROR" "$out/tests-extra.txt" | grep -v leaked | tail -n 8
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.9.0.json /tmp/tuned/
 timeout 200 python3 -m ci.cli tune --shapes square --dtypes fp32-tf32 --match='-kb$' --top-k 24 \
   --dir /tmp/tuned --deadline 180 > "$out/tune-tf32.log" 2>&1
