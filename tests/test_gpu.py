@@ -208,6 +208,23 @@ def test_the_tunes_refinement_times_the_fastest_tiles_other_k_steps_and_stages()
     assert all(v > 0 for v in entry["ranked_ms"].values())
 
 
+def test_each_cell_of_a_bucket_ranks_its_own_candidates_and_brings_its_finalists():
+    from benchmarks.cells import Cell
+    from ci.tune import finalists_of, tune_bucket
+    from targets import candidate_configs, detect
+
+    spec = detect()
+    cells = [Cell("fp16", 128, 4096, 4096), Cell("fp16", 128, 3584, 3584)]
+    entry = tune_bucket(cells, rounds=2, top_k=6, finalists=1, spec=spec, device="cuda", refine=0)
+    assert "error" not in entry, entry
+    ranked = entry["ranked_on"]["fp16 128x3584x3584"]
+    own = candidate_configs(spec, "fp16", 128, 3584, 3584)[:6]
+    assert set(ranked) | {c for c in entry["failed"] if c in map(str, own)} == {str(c) for c in own}
+    # its finalists are timed on both cells, with the first cell's
+    for cfg in finalists_of(ranked, own, 1):
+        assert all(str(cfg) in entry["cells"][cell.name]["tried"] for cell in cells), cfg
+
+
 VARIANT_CELLS = [
     ("fp16", 4096, 4096, 4096),
     ("bf16", 16, 4096, 4096),

@@ -413,6 +413,37 @@ def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path)
         assert set(entry["cells"][cell]["tried"]) == expected, cell
 
 
+def test_a_config_one_cell_refuses_is_still_timed_as_another_cells_own(tmp_path):
+    # 64^3 runs a TMA config of its own, which 50x60x40 (rows of 120 bytes: no descriptor) refuses.
+    # Tuned with 50x60x40 first, the config is still timed on 64^3 (and may stay its own), never
+    # the bucket's: a config is the bucket's only where it ran right on every cell.
+    from targets import GemmConfig, candidate_configs, detect
+    from targets.configs import config_from_name
+
+    incumbent = candidate_configs(detect(), "fp16", 64, 64, 64)[-1]
+    tma = config_from_name("BM64-BN64-BK32-w4-s2-g8-tma")
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    cells = {
+        "fp16 64x64x64": {"tried": {str(incumbent): 0.3, str(tma): 0.1}},
+        "fp16 50x60x40": {"tried": {str(incumbent): 0.2}},
+    }
+    lib = library.Library("cpu-interpreter", triton.__version__, entries={
+        key: {"config": incumbent.as_dict(), "cell": "fp16 64x64x64", "cells": cells},
+    })  # fmt: skip
+    assert lib.shape_configs(key) == {(64, 64, 64): tma}
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    lib.save(path)
+    proc = cli("tune", "--allow-interpreter", "--shapes", "50x60x40", "64x64x64", "--dtypes", "fp16", "--top-k", "1",
+               "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[1/1] fp16 50x60x40 (+ fp16 64x64x64): " in proc.stdout
+    entry = json.loads(path.read_text())["entries"][key]
+    assert str(tma) in entry["cells"]["fp16 64x64x64"]["tried"]
+    assert str(tma) not in entry["cells"]["fp16 50x60x40"]["tried"] and str(tma) not in entry["bucket_score"]
+    assert entry["failed"][str(tma)].startswith("fp16 50x60x40: ") and "16 bytes" in entry["failed"][str(tma)]
+    assert str(GemmConfig(**entry["config"])) != str(tma)
+
+
 def _bucket_candidates(cells: list[str], top_k: int):
     """`ci.tune.bucket_candidates` of these cells (names) on this machine's target."""
     from benchmarks.matrix import parse_cell
