@@ -47,11 +47,14 @@ memory ring and its barriers itself, so nothing is left to the partitioner:
   one loses (docs/BENCHMARKS.md, 2026-12-03 fourth session); on the H200 they compute the product
   and are mostly slower than one CTA (2026-12-03 fifth session).
 
-- Extra columns (EXTRA_N 8-64; one CTA, no split K, stream-K or tail halves): each tile is
+- Extra columns (EXTRA_N 8-64; one CTA, no stream-K or tail halves): each tile is
   BLOCK_N + EXTRA_N columns wide, the extra ones in a B tile, an MMA, an accumulator and an output
   tile of their own beside the main ones (Triton's blocks are powers of two): tiles of 72, 80, 96,
   144 columns, the widths cuBLAS picks so that a problem's tiles fill the SMs once (fp8 128 x 4608 x
-  3584: 64 x 72 tiles, 128 on 132 SMs, where 64 x 64 makes 144 and 128 x 64 72).
+  3584: 64 x 72 tiles, 128 on 132 SMs, where 64 x 64 makes 144 and 128 x 64 72). Split K takes
+  them as any tile, each accumulator's partial sums beside the other's in the tile's workspace slot
+  (128 x 72 tiles of fp8 128 x 4608 in two units: 128 units, each reading a quarter less of A and
+  B per SM than a 64 x 72 tile).
 
 fp8 without fast accumulation (`PROMOTE`): every K step's MMAs (at most 128 elements of K, the
 promotion interval of cuBLAS and CUTLASS) start from zero, and the previous step's partial sum is
@@ -487,8 +490,9 @@ if GLUON_IMPORT_ERROR is None:
         other warpgroup's MMAs fill the tensor cores while one adds. The output leaves by halves.
         With SPLIT_K > 1 each unit covers a share of a tile's K steps (`_finish`); a tile's counter
         per partition and half of N.
-        EXTRA_N > 0 (PROMOTE 0 or 1, whole tiles): the tile's extra columns (`t_bufs`) in a second
-        accumulator, by a second MMA per K step, stored by their own descriptor (`ct_desc`).
+        EXTRA_N > 0 (PROMOTE 0 or 1, no stream-K): the tile's extra columns (`t_bufs`) in a second
+        accumulator, by a second MMA per K step, stored by their own descriptor (`ct_desc`); split,
+        each accumulator's partials and counter (the tile's second) as PROMOTE 2's halves.
         """
         bits: gl.constexpr = a_bufs.type.element_ty.primitive_bitwidth
         layout: gl.constexpr = _mma_layout(ROWS, BLOCK_N, bits, num_warps, CLUSTER_M, CLUSTER_N)
@@ -504,7 +508,7 @@ if GLUON_IMPORT_ERROR is None:
             off_m += ROW0
             counter = (tile_id * (BLOCK_M // ROWS) + PART) * 2
             if EXTRA_N > 0:
-                gl.static_assert(SPLIT_K == 1 and not STREAM_K and CLUSTER == 1, "extra columns: whole tiles only")
+                gl.static_assert(not STREAM_K and CLUSTER == 1, "extra columns: no stream-K or clusters")
                 gl.static_assert(PROMOTE != 2, "extra columns: no promotion by halves of N")
                 STAGES: gl.constexpr = a_bufs.type.shape[0]
                 extra_layout: gl.constexpr = _mma_layout(ROWS, EXTRA_N, bits, num_warps)
@@ -539,10 +543,18 @@ if GLUON_IMPORT_ERROR is None:
                         step += 1
                     acc += part
                     acc_t += part_t
-                _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
-                _epilogue(
-                    acc_t, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + BLOCK_N, M, N, SCALE_A, SCALE_B
-                )
+                # (a split tile's partials laid out over its TILE_N columns, each accumulator its own
+                # columns and counter)
+                _finish(
+                    acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
+                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, TILE_N, SPLIT_K, STREAM_K,
+                    SCALE_A, SCALE_B,
+                )  # fmt: skip
+                _finish(
+                    acc_t, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + BLOCK_N, M, N, ws_ptr,
+                    counters_ptr, tile_id, split, whole, counter + 1, chunk, parts, ROW0, BLOCK_N, BLOCK_M, TILE_N,
+                    SPLIT_K, STREAM_K, SCALE_A, SCALE_B,
+                )  # fmt: skip
             elif PROMOTE == 0:
                 acc = gl.zeros([ROWS, BLOCK_N], gl.float32, layout)
                 for ki in range(k_lo, k_hi):
@@ -879,8 +891,8 @@ def extra_n_problem(
         return None
     if extra_n not in EXTRA_N_WIDTHS or extra_n >= block_n:
         return f"extra_n must be one of {EXTRA_N_WIDTHS} and less than block_n {block_n}, got {extra_n!r}"
-    if split_k != 1 or stream_k or tail_halves or cluster > 1:
-        return "extra columns are for whole tiles of one CTA: no split_k, stream_k, tail_halves or cluster with them"
+    if stream_k or tail_halves or cluster > 1:
+        return "extra columns are for tiles of one CTA: no stream_k, tail_halves or cluster with them"
     if promote == PROMOTE_SPLIT:
         return "extra columns take no promotion by halves of N (a tile this wide needs it: fewer columns or more warps)"
     if extra_n_too_narrow(extra_n, n_major_bytes, block_k):
@@ -1000,8 +1012,8 @@ def gemm(
     or N, each pair a cluster of two CTAs that share the other operand's tile, copied from L2 once
     into both (TMA multicast; Triton with Gluon's clusters: `cluster_problem`); `block_m` and
     `block_n` stay one CTA's.
-    `extra_n` (8, 16, 32 or 64, less than `block_n`; one CTA, no split_k, stream_k or tail_halves,
-    no promotion by halves): tiles of `block_n` + `extra_n` columns, the extra ones by a second MMA.
+    `extra_n` (8, 16, 32 or 64, less than `block_n`; one CTA, no stream_k or tail_halves, no
+    promotion by halves): tiles of `block_n` + `extra_n` columns, the extra ones by a second MMA.
     `programs` defaults to one per SM of C's device (with clusters, one cluster per two SMs).
     Raises ValueError for operands the kernel does not take (`unsupported`)."""
     problem = unsupported(a, b, c)
@@ -1056,7 +1068,7 @@ def gemm(
             raise ValueError(f"gluon gemm: {what} needs {need} zeroed int32 counters")
         # (stream-K: one partial per program's chunk at most; split K: one per unit)
         slots = programs if stream_k else (tiles - whole) * split_k
-        workspace = torch.empty(max(1, slots * block_m * block_n), dtype=torch.float32, device=c.device)
+        workspace = torch.empty(max(1, slots * block_m * (block_n + extra_n)), dtype=torch.float32, device=c.device)
     if not stream_k:
         programs = min(programs, whole + (tiles - whole) * split_k)
     args, meta = launch_args(

@@ -163,7 +163,7 @@ class GemmConfig:
     # Hopper's warpgroup MMA reads 32-bit (tf32) and 8-bit operands K-major only, and Triton makes
     # a K step's tile of a row-major B so in shared memory for every step anew otherwise.
     kmajor_b: bool = False
-    # Gluon (split_k 1, no stream_k, tail_halves or cluster): each tile extra_n columns wider than
+    # Gluon (no stream_k, tail_halves or cluster; split_k as for any tile): each tile extra_n columns wider than
     # block_n (8, 16, 32 or 64, less than block_n), its own B tile, MMA and output tile beside the
     # main ones: tiles of 72, 80, 96, 144 ... columns, the widths the native library picks so that
     # a problem's tiles fill the SMs once (e.g. 128 x 4608 in 64 x 72 tiles: 128 on 132 SMs, where
@@ -233,13 +233,12 @@ class GemmConfig:
             raise ValueError(f"GemmConfig.extra_n must be 0 or one of {EXTRA_N_WIDTHS}, got {self.extra_n!r}")
         if self.extra_n and not (
             self.uses_gluon
-            and self.split_k == 1
             and not (self.stream_k or self.tail_halves or self.clustered)
             and self.extra_n < self.block_n
         ):
             raise ValueError(
-                f"GemmConfig.extra_n is for the Gluon variants without split_k, stream_k, tail_halves or "
-                f"clusters, less than block_n, got {self}"
+                f"GemmConfig.extra_n is for the Gluon variants without stream_k, tail_halves or clusters, less than "
+                f"block_n, got {self}"
             )
         if not isinstance(self.pad, bool):
             raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
@@ -676,27 +675,39 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                         out += [dataclasses.replace(v, tail_halves=True) for v in variants]
                     if gluon_clusters_offered():
                         out += [c for v in variants for c in _clusters(v, M, N, nbytes)]
-                    if gluon_extra_n_offered() and (extra := extra_n_width(spec, M, N, bm, bn)):
-                        wider = [dataclasses.replace(v, extra_n=extra) for v in variants]
-                        c_tile = gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
-                        if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes and extra_n_takes(
-                            wider[0], nbytes, spec.warp_size
-                        ):
-                            out += wider
+                    if gluon_extra_n_offered():
+                        widths = [(extra_n_width(spec, M, N, bm, bn), 1)]
+                        if gluon_extra_n_offered(split=True):
+                            widths += extra_n_splits(spec, M, N, k_iters, bm, bn)
+                        for extra, split in widths:
+                            if not extra:
+                                continue
+                            wider = [dataclasses.replace(v, extra_n=extra, split_k=split) for v in variants]
+                            c_tile = gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
+                            if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes and extra_n_takes(
+                                wider[0], nbytes, spec.warp_size
+                            ):
+                                out += wider
     return out
 
 
 # Triton versions whose extra-column tiles (`GemmConfig.extra_n`) have computed the product on a
-# Hopper GPU (tests/test_gluon.py's gpu tests; 3.6 on the H200, docs/BENCHMARKS.md "2026-12-04
-# (third session)"): the candidates include them only there. Under 3.9 they compile for sm_90 (the
-# CPU tests) but have not run; a config named by hand (`gemmwatch try --configs`) runs wherever it
-# compiles.
+# Hopper GPU (tests/test_gluon.py's gpu tests; 3.6 and 3.9 on the H200, docs/BENCHMARKS.md
+# "2026-12-04 (third session)" and "(fourth session)"): the candidates include them only there; a
+# config named by hand (`gemmwatch try --configs`) runs wherever it compiles.
 GLUON_EXTRA_N_TRITON: tuple[str, ...] = ("3.6.", "3.9.")
+# The same for extra-column tiles split in K (`extra_n_splits`): compiled for sm_90 under 3.6 and
+# 3.9 without spills (tests/test_gluon.py), not yet run on a GPU.
+GLUON_EXTRA_N_SPLIT_TRITON: tuple[str, ...] = ()
 
 
-def gluon_extra_n_offered() -> bool:
-    """Whether the candidates include the Gluon kernel's extra-column tiles (`GLUON_EXTRA_N_TRITON`)."""
-    return bool(GLUON_EXTRA_N_TRITON) and _triton_version().startswith(GLUON_EXTRA_N_TRITON)
+def gluon_extra_n_offered(split: bool = False) -> bool:
+    """Whether the candidates include the Gluon kernel's extra-column tiles (`GLUON_EXTRA_N_TRITON`;
+    with `split`, those split in K: `GLUON_EXTRA_N_SPLIT_TRITON` too)."""
+    versions = (
+        GLUON_EXTRA_N_TRITON if not split else tuple(v for v in GLUON_EXTRA_N_SPLIT_TRITON if v in GLUON_EXTRA_N_TRITON)
+    )
+    return bool(versions) and _triton_version().startswith(versions)
 
 
 def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) -> int:
@@ -711,6 +722,38 @@ def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) 
 
     best = max((e for e in EXTRA_N_WIDTHS if e < block_n), key=lambda e: (round(filled(block_n + e), 3), -e))
     return best if filled(block_n + best) >= filled(block_n) + EXTRA_N_MIN_GAIN else 0
+
+
+def extra_n_splits(spec: TargetSpec, M: int, N: int, k_iters: int, block_m: int, block_n: int) -> list[tuple[int, int]]:
+    """(extra columns, split of K) pairs for tiles that make less than a wave: for each of the Gluon
+    kernel's splits (`gluon_splits` of the wider tile), the extra columns whose split tiles fill
+    one wave of units best, where that is at least EXTRA_N_MIN_GAIN more of the SMs than
+    block_m x block_n tiles fill, whole or split. E.g. fp8 128 x 4608 in 128 x 64 tiles: 72 tiles,
+    55% of 132 SMs (split in two, 144 units would need a second round); 128 x 72 split in two: 128
+    units, 97%, each unit reading about a quarter less of A and B than a 64 x 72 tile, which fill
+    the SMs as well whole."""
+
+    def tiles(width: int) -> int:
+        return math.ceil(M / block_m) * math.ceil(N / width)
+
+    def filled(units: int) -> float:
+        return units / (math.ceil(units / spec.sm_count) * spec.sm_count)
+
+    if tiles(block_n) >= spec.sm_count:
+        return []
+    base = max(filled(tiles(block_n) * s) for s in (1, *gluon_splits(spec, M, N, k_iters, block_m, block_n)))
+    out = []
+    for split in GLUON_SPLITS:
+        extras = [
+            e
+            for e in EXTRA_N_WIDTHS
+            if e < block_n and split in gluon_splits(spec, M, N, k_iters, block_m, block_n + e)
+        ]
+        if extras:
+            best = max(extras, key=lambda e: (round(filled(tiles(block_n + e) * split), 3), -e))
+            if filled(tiles(block_n + best) * split) >= base + EXTRA_N_MIN_GAIN:
+                out.append((best, split))
+    return out
 
 
 def extra_n_too_narrow(extra_n: int, n_major_bytes: int, block_k: int) -> bool:

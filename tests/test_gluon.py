@@ -69,6 +69,10 @@ EXTRA_N_JOBS = [
     ("fp8", {**_gluon(128, 64, 128, 8, 6, "gluon_wg"), "extra_n": 32}, "rowwise", [128, 6144, 4096]),
     ("float16", {**_gluon(64, 128, 64, 4, 4), "extra_n": 16}, None, [1000, 1000, 1000]),
     ("bfloat16", {**_gluon(128, 128, 64, 8, 4, "gluon_wg"), "extra_n": 8}, None, [128, 37888, 3584]),
+    # split: fp8 128 x 72 tiles of 128 x 4608 in two units (64 tiles, 128 units), each MMA warpgroup
+    # its own partition; 16-bit on one warpgroup
+    ("fp8", {**_gluon(128, 64, 128, 8, 8, "gluon_wg"), "extra_n": 8, "split_k": 2}, "tensorwise", [128, 4608, 3584]),
+    ("bfloat16", {**_gluon(128, 64, 64, 4, 8), "extra_n": 8, "split_k": 2}, None, [128, 4608, 3584]),
 ]
 
 
@@ -249,8 +253,9 @@ def test_extra_columns_are_refused_where_the_kernel_cannot_take_them():
     assert problem(8, 64, gluon_hopper.PROMOTE_STEP) is None
     assert "one of (8, 16, 32, 64) and less than block_n 64, got 64" in problem(64, 64, gluon_hopper.PROMOTE_NONE)
     assert "one of (8, 16, 32, 64)" in problem(24, 128, gluon_hopper.PROMOTE_NONE)
-    for kwargs in ({"split_k": 2}, {"stream_k": True}, {"tail_halves": True}, {"cluster": 2}):
-        assert "whole tiles of one CTA" in problem(8, 64, gluon_hopper.PROMOTE_NONE, **kwargs), kwargs
+    for kwargs in ({"stream_k": True}, {"tail_halves": True}, {"cluster": 2}):
+        assert "tiles of one CTA: no stream_k" in problem(8, 64, gluon_hopper.PROMOTE_NONE, **kwargs), kwargs
+    assert problem(8, 64, gluon_hopper.PROMOTE_STEP, split_k=2) is None  # (split as any tile)
     assert "no promotion by halves" in problem(8, 256, gluon_hopper.PROMOTE_SPLIT)
     # 8 columns of a 16-bit B whose rows run along N, 128-deep K steps: wrong on the H200 (refused)
     narrow = problem(8, 64, gluon_hopper.PROMOTE_NONE, block_k=128, n_major_bytes=2)
@@ -262,9 +267,9 @@ def test_extra_columns_are_refused_where_the_kernel_cannot_take_them():
     assert problem(16, 64, gluon_hopper.PROMOTE_NONE, block_k=128, n_major_bytes=2) is None  # 32 bytes
     assert problem(8, 64, gluon_hopper.PROMOTE_STEP, block_k=128, n_major_bytes=0) is None  # K-major B (fp8)
     a = torch.empty(256, 256, dtype=torch.float16)
-    with pytest.raises(ValueError, match="gluon gemm: extra columns are for whole tiles of one CTA"):
+    with pytest.raises(ValueError, match="gluon gemm: extra columns are for tiles of one CTA"):
         gluon_hopper.gemm(a, a, a, block_m=128, block_n=64, block_k=64, stages=3, num_warps=4, programs=132,
-                          split_k=2, extra_n=8)  # fmt: skip
+                          stream_k=True, extra_n=8)  # fmt: skip
 
 
 def test_gluon_configs_are_refused_where_they_cannot_run():
@@ -343,15 +348,23 @@ GPU_CASES = [
     ("bf16", (128, 4608, 3584), (64, 64, 64, 4, 8, "gluon_ws", "xn8")),
     ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4, "gluon_ws", "xn16")),
     ("fp16", (129, 6144, 4096), (128, 64, 64, 8, 6, "gluon_wg", "xn32")),
+    # ... split: 64 tiles of 128 x 72 in two units each; 129 rows (256 units on 132 programs);
+    # 1000^3's 112 tiles of 64 x 144 in two units each, ragged (the partials over both
+    # accumulators' columns)
+    ("bf16", (128, 4608, 3584), (128, 64, 64, 4, 8, "gluon_ws", 2, "xn8")),
+    ("fp16", (129, 4608, 3584), (128, 64, 64, 8, 6, "gluon_wg", 2, "xn8")),
+    ("fp16", (1000, 1000, 1000), (64, 128, 64, 4, 4, "gluon_ws", 2, "xn16")),
 ]
 
 
 def _config(tile) -> GemmConfig:
-    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream", "halves", "cm2", "cn2" or "xnE"]]) as
-    a Gluon config."""
+    """(BM, BN, BK, warps, stages[, variant[, split_k, "stream", "halves", "cm2", "cn2" or "xnE"[,
+    "xnE" after a split_k]]]) as a Gluon config."""
     extra = tile[5:]
     variant = extra[0] if extra else "gluon_ws"
     split = extra[1] if len(extra) > 1 else 1
+    if len(extra) > 2:
+        return GemmConfig(*tile[:5], variant=variant, split_k=split, extra_n=int(extra[2][2:]))
     if split == "stream":
         return GemmConfig(*tile[:5], variant=variant, stream_k=True)
     if split == "halves":
@@ -472,6 +485,8 @@ def test_the_launcher_refuses_16_byte_extra_tiles_in_deep_k_steps():
         ((128, 4608, 3584), (64, 64, 128, 4, 8, "gluon_ws", "xn8"), "rowwise", True),
         ((128, 6144, 4096), (128, 64, 128, 8, 6, "gluon_wg", "xn32"), "rowwise", False),
         ((1000, 1000, 1008), (64, 64, 128, 4, 6, "gluon_ws", "xn16"), "rowwise", False),  # (edges)
+        ((128, 4608, 3584), (128, 64, 128, 8, 8, "gluon_wg", 2, "xn8"), "tensorwise", False),  # (split)
+        ((128, 6144, 4096), (128, 64, 128, 8, 6, "gluon_wg", 2, "xn32"), "rowwise", False),
     ],
     ids=str,
 )

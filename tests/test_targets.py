@@ -714,7 +714,6 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
         (dict(variant="gluon_ws", extra_n=True), r"extra_n must be 0 or one of"),
         (dict(variant="gluon_ws", extra_n=64), "less than block_n"),
         (dict(variant="tma", extra_n=8), "for the Gluon variants"),
-        (dict(variant="gluon_ws", extra_n=8, split_k=2), "for the Gluon variants"),
         (dict(variant="gluon_ws", extra_n=8, stream_k=True), "for the Gluon variants"),
         (dict(variant="gluon_ws", extra_n=8, cluster_n=2), "for the Gluon variants"),
     ):
@@ -735,17 +734,42 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     if not gluon_available():
         assert offered == []
         return
-    assert offered and {(c.block_m, c.block_n, c.extra_n) for c in offered} == {(64, 64, 8)}
+    assert offered and {(c.block_m, c.block_n, c.extra_n, c.split_k) for c in offered} == {(64, 64, 8, 1)}
+    # and split in K where GLUON_EXTRA_N_SPLIT_TRITON lists this Triton too: 128 x 72 tiles in two
+    # units each (64 tiles, 128 units)
+    import targets.configs as configs
+
+    monkeypatch.setattr(configs, "GLUON_EXTRA_N_SPLIT_TRITON", (configs._triton_version(),))
+    offered = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 4608, 3584), "extra_n")
+    assert {(c.block_m, c.block_n, c.extra_n, c.split_k) for c in offered} == {(64, 64, 8, 1), (128, 64, 8, 2)}
+    monkeypatch.setattr(configs, "GLUON_EXTRA_N_SPLIT_TRITON", ())
     assert all(c.smem_bytes(1) + gluon_c_tile_bytes(c, 1) <= h200.smem_per_block_bytes for c in offered)
     assert all(config_from_name(str(c)) == c for c in offered)
     # only what the launcher takes for the matrix's operands (`extra_n_takes`): a 16-bit B's 8 extra
     # columns in 64-deep K steps only; for fp8, tiles that one accumulator per K step holds
     half = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp16", 128, 4608, 3584), "extra_n")
-    assert half and {(c.extra_n, c.block_k) for c in half} == {(8, 64)}
+    assert half and {(c.extra_n, c.block_k) for c in half if c.block_n == 64} == {(8, 64)}
     assert not _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 57344, 8192), "extra_n")
     assert extra_n_takes(GemmConfig(128, 64, 128, 8, 4, variant="gluon_ws", extra_n=16), 1)  # 40 per thread
     assert not extra_n_takes(GemmConfig(128, 128, 128, 8, 4, variant="gluon_ws", extra_n=32), 1)  # 80
     assert extra_n_takes(GemmConfig(64, 64, 128, 4, 4, variant="gluon_ws", extra_n=16), 2)  # 32 bytes wide
+
+
+def test_extra_columns_with_a_split_fill_a_wave_of_units_where_whole_tiles_cannot():
+    from targets.configs import extra_n_splits
+
+    h200 = get("h200")
+    # fp8 128 x 4608 in 128 x 64 tiles: 72 (55% of 132 SMs; split in two, 144 units, two rounds);
+    # 128 x 72 in two units: 128 (97%)
+    assert extra_n_splits(h200, 128, 4608, 28, 128, 64) == [(8, 2)]
+    assert extra_n_splits(h200, 128, 6144, 32, 128, 64) == [(32, 2)]  # 96 tiles -> 64 x 2 of 128 x 96
+    assert extra_n_splits(h200, 128, 3584, 28, 128, 64) == []  # 56 tiles split in two fill 85%: none better
+    assert extra_n_splits(h200, 128, 8192, 64, 128, 64) == []  # 128 tiles: a wave already
+    assert extra_n_splits(h200, 4096, 4096, 32, 128, 256) == []  # (waves of tiles: no split of all of them)
+    # a split's units must keep GLUON_SPLIT_MIN_STEPS K steps each
+    assert extra_n_splits(h200, 128, 4608, 4, 128, 64) == []
+    cfg = GemmConfig(128, 64, 128, 8, 8, variant="gluon_wg", split_k=2, extra_n=8)
+    assert str(cfg) == "BM128-BN64-BK128-w8-s8-g8-gluon-wg-sk2-xn8"
 
 
 def test_gluon_output_tile_is_staged_whole_or_by_halves_for_precise_fp8_wide_tiles():
