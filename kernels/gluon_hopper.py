@@ -402,6 +402,27 @@ if GLUON_IMPORT_ERROR is None:
                 _epilogue(acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, SCALE_A, SCALE_B)
 
     @gluon.jit
+    def _finish_two(
+        acc0, acc1, c_desc, c_smem, c1_desc, c1_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr,
+        counters_ptr, tile_id, split, whole, counter, chunk, parts, ROW0: gl.constexpr, COL1: gl.constexpr,
+        BLOCK_M: gl.constexpr, PITCH: gl.constexpr, SPLIT_K: gl.constexpr, STREAM_K: gl.constexpr,
+        SCALE_A: gl.constexpr, SCALE_B: gl.constexpr,
+    ):  # fmt: skip
+        """`_finish` of two accumulators side by side in a tile of PITCH columns, the second from
+        column COL1 (the halves of a tile promoted by halves of N; a tile and its extra columns, the
+        second by its own descriptor): a split tile's partials of both in its workspace slot, each
+        with a counter of its own (the tile's first and second)."""
+        _finish(
+            acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr, tile_id,
+            split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, PITCH, SPLIT_K, STREAM_K, SCALE_A, SCALE_B,
+        )  # fmt: skip
+        _finish(
+            acc1, c1_desc, c1_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + COL1, M, N, ws_ptr, counters_ptr,
+            tile_id, split, whole, counter + 1, chunk, parts, ROW0, COL1, BLOCK_M, PITCH, SPLIT_K, STREAM_K,
+            SCALE_A, SCALE_B,
+        )  # fmt: skip
+
+    @gluon.jit
     def _ws_loader(
         a_desc, b_desc, t_desc, a_bufs, b_bufs, t_bufs, ready, empty, lead, M, N, K, num_programs, whole,
         BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr,
@@ -543,16 +564,9 @@ if GLUON_IMPORT_ERROR is None:
                         step += 1
                     acc += part
                     acc_t += part_t
-                # (a split tile's partials laid out over its TILE_N columns, each accumulator its own
-                # columns and counter)
-                _finish(
-                    acc, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, TILE_N, SPLIT_K, STREAM_K,
-                    SCALE_A, SCALE_B,
-                )  # fmt: skip
-                _finish(
-                    acc_t, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + BLOCK_N, M, N, ws_ptr,
-                    counters_ptr, tile_id, split, whole, counter + 1, chunk, parts, ROW0, BLOCK_N, BLOCK_M, TILE_N,
+                _finish_two(
+                    acc, acc_t, c_desc, c_smem, ct_desc, ct_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N,
+                    ws_ptr, counters_ptr, tile_id, split, whole, counter, chunk, parts, ROW0, BLOCK_N, BLOCK_M, TILE_N,
                     SPLIT_K, STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
             elif PROMOTE == 0:
@@ -606,14 +620,9 @@ if GLUON_IMPORT_ERROR is None:
                     acc1 += part
                     _release(empty, lead, step, CLUSTER=CLUSTER)
                     step += 1
-                _finish(
-                    acc0, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter, chunk, parts, ROW0, 0, BLOCK_M, BLOCK_N, SPLIT_K, STREAM_K,
-                    SCALE_A, SCALE_B,
-                )  # fmt: skip
-                _finish(
-                    acc1, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n + HALF, M, N, ws_ptr, counters_ptr,
-                    tile_id, split, whole, counter + 1, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
+                _finish_two(
+                    acc0, acc1, c_desc, c_smem, c_desc, c_smem, scale_a_ptr, scale_b_ptr, off_m, off_n, M, N, ws_ptr,
+                    counters_ptr, tile_id, split, whole, counter, chunk, parts, ROW0, HALF, BLOCK_M, BLOCK_N, SPLIT_K,
                     STREAM_K, SCALE_A, SCALE_B,
                 )  # fmt: skip
         tma.store_wait(0)

@@ -392,20 +392,13 @@ def test_a_retune_times_the_configs_the_buckets_cells_run_of_their_own(tmp_path)
 
     ranked = candidate_configs(detect(), "fp16", 64, 64, 64)
     incumbent, own = ranked[-1], ranked[-2]
-    key = "matmul|fp16|-|rowrow|64x64x64"
     cells = {
-        "fp16 64x64x64": {"tried": {str(incumbent): 0.2, str(own): 0.3}},
-        "fp16 50x60x40": {"tried": {str(incumbent): 0.5, str(own): 0.1}},
+        "fp16 64x64x64": {str(incumbent): 0.2, str(own): 0.3},
+        "fp16 50x60x40": {str(incumbent): 0.5, str(own): 0.1},
     }
-    lib = library.Library("cpu-interpreter", triton.__version__, entries={
-        key: {"config": incumbent.as_dict(), "cell": "fp16 64x64x64", "cells": cells},
-    })  # fmt: skip
+    lib, key, path = _saved_library(tmp_path, incumbent, cells)
     assert lib.shape_configs(key) == {(50, 60, 40): own}
-    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
-    lib.save(path)
-    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "50x60x40", "--dtypes", "fp16", "--top-k", "1",
-               "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _retune(tmp_path, "64x64x64", "50x60x40")
     entry = json.loads(path.read_text())["entries"][key]
     _, _, theirs = _bucket_candidates(list(cells), 1)
     for cell in cells:
@@ -422,26 +415,36 @@ def test_a_config_one_cell_refuses_is_still_timed_as_another_cells_own(tmp_path)
 
     incumbent = candidate_configs(detect(), "fp16", 64, 64, 64)[-1]
     tma = config_from_name("BM64-BN64-BK32-w4-s2-g8-tma")
-    key = "matmul|fp16|-|rowrow|64x64x64"
-    cells = {
-        "fp16 64x64x64": {"tried": {str(incumbent): 0.3, str(tma): 0.1}},
-        "fp16 50x60x40": {"tried": {str(incumbent): 0.2}},
-    }
-    lib = library.Library("cpu-interpreter", triton.__version__, entries={
-        key: {"config": incumbent.as_dict(), "cell": "fp16 64x64x64", "cells": cells},
-    })  # fmt: skip
+    cells = {"fp16 64x64x64": {str(incumbent): 0.3, str(tma): 0.1}, "fp16 50x60x40": {str(incumbent): 0.2}}
+    lib, key, path = _saved_library(tmp_path, incumbent, cells)
     assert lib.shape_configs(key) == {(64, 64, 64): tma}
-    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
-    lib.save(path)
-    proc = cli("tune", "--allow-interpreter", "--shapes", "50x60x40", "64x64x64", "--dtypes", "fp16", "--top-k", "1",
-               "--rounds", "1", "--dir", str(tmp_path))  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = _retune(tmp_path, "50x60x40", "64x64x64")
     assert "[1/1] fp16 50x60x40 (+ fp16 64x64x64): " in proc.stdout
     entry = json.loads(path.read_text())["entries"][key]
     assert str(tma) in entry["cells"]["fp16 64x64x64"]["tried"]
     assert str(tma) not in entry["cells"]["fp16 50x60x40"]["tried"] and str(tma) not in entry["bucket_score"]
     assert entry["failed"][str(tma)].startswith("fp16 50x60x40: ") and "16 bytes" in entry["failed"][str(tma)]
     assert str(GemmConfig(**entry["config"])) != str(tma)
+
+
+def _saved_library(tmp_path, incumbent, cells: dict):
+    """A library in `tmp_path` whose fp16 64^3 bucket runs `incumbent`, its cells' tune times
+    `cells` ({cell: {config: ms}}): (the library, the bucket's key, its file)."""
+    key = "matmul|fp16|-|rowrow|64x64x64"
+    lib = library.Library("cpu-interpreter", triton.__version__, entries={key: {
+        "config": incumbent.as_dict(), "cell": "fp16 64x64x64", "cells": {c: {"tried": t} for c, t in cells.items()},
+    }})  # fmt: skip
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path)
+    lib.save(path)
+    return lib, key, path
+
+
+def _retune(tmp_path, *shapes: str):
+    """`gemmwatch tune` of these fp16 shapes into `tmp_path`, one candidate per cell, one round."""
+    proc = cli("tune", "--allow-interpreter", "--shapes", *shapes, "--dtypes", "fp16", "--top-k", "1", "--rounds",
+               "1", "--dir", str(tmp_path))  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
 
 
 def _bucket_candidates(cells: list[str], top_k: int):
