@@ -9,9 +9,11 @@ rounds. cuBLAS sees torch's row-major product transposed, so its tile's first si
 N (checked against the launched grid where the kernel is not persistent).
 
 The last column names the differences that the H200 measurements so far tie to lost time
-(docs/BENCHMARKS.md, 2026-12-02 seventh and eighth sessions, 2026-12-03): clusters of CTAs sharing
-operand tiles by TMA multicast, which our kernels cannot (Triton 3.6); fewer rounds of tiles; and
-fewer operand bytes per output element. They are facts of the two launches, not a profile: a cell's
+(docs/BENCHMARKS.md, 2026-12-02 seventh and eighth sessions, 2026-12-03, 2026-12-04 fourth
+session): clusters of CTAs sharing operand tiles by TMA multicast, which our kernels cannot
+(Triton 3.6); fewer rounds of tiles; and fewer operand bytes read from L2 in all (the tiles' A rows
+and B columns, a tile multicast to a cluster's CTAs counted once), which the times of the Gluon
+kernel's configs on the fp8 128-row cells follow on the H200. They are facts of the two launches, not a profile: a cell's
 profile is `python3 -m ci.ncu_probe`'s.
 
     gemmwatch explain RESULT.json [--context DIR] [--below 1.0] [--sms 132]
@@ -87,10 +89,11 @@ def main_kernel(kernels: list[str], launches: list[dict]) -> tuple[str | None, d
     return named[0] if named else (None, None)
 
 
-def _bytes_per_output(rows: int, cols: int) -> float:
-    """Operand elements a tile of `rows` x `cols` outputs reads per output and K step (its A rows
-    and B columns)."""
-    return (rows + cols) / (rows * cols)
+def _l2_reads(tiles: int, rows: int, cols: int, rows_shared_by: int, cols_shared_by: int) -> float:
+    """Operand elements `tiles` tiles of `rows` x `cols` read from L2 per K step (their A rows and B
+    columns), a tile of A that `rows_shared_by` CTAs of a cluster share (multicast) counted once for
+    them, as one of B shared by `cols_shared_by`."""
+    return tiles * (rows / rows_shared_by + cols / cols_shared_by)
 
 
 def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
@@ -112,7 +115,8 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         ours_load = math.ceil(ours_tiles / sms) * rows * cols
         cluster = f", cluster {cfg.cluster_m}x{cfg.cluster_n}" if cfg.clustered else ""
         row["ours"] = f"{cfg.block_m}x{cfg.tile_n}{cluster}: {ours_tiles} tiles, {ours_tiles / sms:.2f} waves"
-        ours_bytes = _bytes_per_output(rows, cols)
+        # (a cluster along M shares B's tile, one along N A's)
+        ours_reads = _l2_reads(ours_tiles, rows, cols, cfg.cluster_n, cfg.cluster_m)
     name, main = main_kernel(entry.get("native_kernels") or [], entry.get("native_launches") or [])
     row["native_kernel"] = short_kernel_name(name, 60) if name else "not recorded"
     tile = native_tile(name) if name else None
@@ -141,9 +145,10 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
                 f"our busiest SM computes {ours_load / native_load:.2f}x the outputs of native's (rounds of tiles)"
             )
         if cfg is not None:
-            ratio = ours_bytes / _bytes_per_output(rows, cols)
+            # (its cluster's first side along our N: CTAs there share A's rows, along our M B's columns)
+            ratio = ours_reads / _l2_reads(tiles, rows, cols, tile.cluster[0], tile.cluster[1])
             if ratio > 1.05:
-                facts.append(f"{ratio:.2f}x native's operand bytes per output")
+                facts.append(f"{ratio:.2f}x native's operand reads from L2 (a multicast tile once per cluster)")
     names = (
         [launch.get("name", "") for launch in entry.get("native_launches") or []] or entry.get("native_kernels") or []
     )
@@ -179,11 +184,13 @@ def render(rows: list[dict], sms: int) -> str:
         )
     clustered = sum("native clusters" in r["facts"] for r in rows)
     rounds = sum("rounds of tiles" in r["facts"] for r in rows)
+    reads = sum("reads from L2" in r["facts"] for r in rows)
     unknown = sum(r["native"] == "-" for r in rows)
     lines.append("")
     lines.append(
         f"{len(rows)} cells below; the native kernel runs clusters (larger than ours) in {clustered}; our busiest "
-        f"SM has more outputs to compute in {rounds}; the native tile not known from the kernel's name in {unknown}."
+        f"SM has more outputs to compute in {rounds}; ours reads more operand bytes from L2 in {reads}; the native "
+        f"tile not known from the kernel's name in {unknown}."
     )
     return "\n".join(lines)
 

@@ -81,6 +81,32 @@ def test_our_clusters_are_shown_and_only_a_larger_native_cluster_is_a_difference
     assert "native clusters of 8 (operand tiles multicast), ours of 2" in small["facts"]
 
 
+def test_operand_reads_from_l2_count_a_multicast_tile_once_per_cluster():
+    from ci.explain import explain_cell
+
+    # fp8 128x4608x3584: cuBLAS's 72 x 64 tiles (its first side along our N), two along our M in a
+    # cluster sharing B's 72 columns: 128 tiles x (64 + 72 / 2) per K step; our 64 x 72 tiles read
+    # 128 x (64 + 72), 1.36x; our 128 x 72 tiles split in two units, 64 x (128 + 72): as native
+    native = {"native_kernels": ["nvjet_sm90_qqtst_72x64_128x12_1x2_h_bz_algo2_TNN"]}
+    cell = "fp8_e4m3 128x4608x3584"
+    whole = explain_cell(cell, 0.81, {"config": "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8", **native}, 132)
+    assert "1.36x native's operand reads from L2" in whole["facts"]
+    assert "outputs of native's" not in whole["facts"]  # (the same tiles, one round each)
+    split = explain_cell(cell, 0.9, {"config": "BM128-BN64-BK128-w8-s8-g8-gluon-wg-sk2-xn8", **native}, 132)
+    assert "reads from L2" not in split["facts"] and "ours splits K" in split["facts"]
+    # our own clusters count the same way: two CTAs along M share B's tile, as cuBLAS's two along
+    # its first side (our N) share A's: the same reads
+    native = {"native_kernels": ["nvjet_sm90_qqtst_128x128_128x6_2x1_v_bz_coopA_algo2_TNT"]}
+    paired = explain_cell(
+        "fp8_e4m3 4096x3584x3584", 0.97, {"config": "BM128-BN128-BK128-w8-s6-g8-gluon-ws-cm2", **native}, 132
+    )
+    assert paired["ours"].startswith("128x128, cluster 2x1: 896 tiles") and "reads from L2" not in paired["facts"]
+    alone = explain_cell(
+        "fp8_e4m3 4096x3584x3584", 0.95, {"config": "BM128-BN128-BK128-w8-s6-g8-gluon-ws", **native}, 132
+    )
+    assert "1.33x native's operand reads from L2" in alone["facts"]  # (256 against 192 per tile)
+
+
 def test_every_cell_below_native_is_listed_with_its_launches(context):
     rows = explain(EV / "run-warm.json.gz", suite_context_cells(context), 1.0, 132)
     assert len(rows) == 84  # (169 fp16/bf16/fp8 cells, 85 of them >= 1.00x in this run)
