@@ -43,11 +43,11 @@ def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: r
     """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
     its candidates)]). Each cell's space is the target's whole for its shape (`match`: the configs
     in it whose names it finds); its candidates, the `top_k` first of it (without `match`, of its
-    MAX_CONFIGS first). Every cell ranks its own: a config ranked only on the first cell was
-    measured up to 10% slower on the cell beside it (fp8 4096 x 3584 x 3584 beside 4096^3, 0.92x
-    where 4096^3 ran 1.01x), and some configs are offered to one cell alone (the Gluon kernel's
-    split of the last, partial wave of tiles follows each cell's tile count: fp8 4096 x 3584 is
-    offered splits, 4096^3 none)."""
+    MAX_CONFIGS first). Every cell ranks its own: ranked on the first cell alone, six second cells
+    on the H200 ran configs 1.6-2.5% slower than their own best (fp8 4096 x 3584 x 3584 beside
+    4096^3: 0.902 -> 0.935x native in the tune), and some configs are offered to one cell alone
+    (the Gluon kernel's split of the last, partial wave of tiles follows each cell's tile count:
+    fp8 4096 x 3584 is offered splits, 4096^3 none)."""
     from targets import MAX_CONFIGS, candidate_configs
 
     def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
@@ -101,11 +101,11 @@ def tune_bucket(
     with `refine` N, the other K steps, stage counts and splits of the N fastest
     output tiles (`targets.configs.siblings`), timed the same way; then each other
     cell's own candidates, on that cell (`bucket_candidates`; the entry's `ranked_on`).
-    Fine pass: the `finalists` fastest of each kernel path (`finalists_of`) on each cell, checked against
-    the float64 reference and timed with the suites' protocol, interleaved with
-    each other and the native library, on every cell of the matrix in the
-    bucket (each cell the configs right on it): the library holds one config per bucket, and a config chosen on one
-    cell alone was measured 7-14% slower on its bucket's other cells on the
+    Fine pass: the `finalists` fastest of each kernel path (`finalists_of`) on each
+    cell, checked against the float64 reference and timed with the suites' protocol,
+    interleaved with each other and the native library, on every cell of the matrix
+    in the bucket (each cell the configs right on it): the library holds one config
+    per bucket, and a config chosen on one cell alone was measured 7-14% slower on its bucket's other cells on the
     H200 (1000^3 beside 1024^3). The config with the best geometric mean of its
     time relative to each cell's fastest wins (a cell on which another of them was
     faster by over `library.SHAPE_MARGIN` runs that one: `Library.shape_configs`). The bucket's entry in `library`
