@@ -517,7 +517,7 @@ def main(args) -> int:
         print(
             f"[{i}/{len(buckets)}] {cell.name}{others}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
             f"{f' ({speed:.3f}x native)' if speed else ''}; {len(entry['tried'])} tried, {len(entry['failed'])} failed"
-            f"{verdict} ({time.perf_counter() - start:.0f}s)",
+            f"{verdict}{own_configs_note(lib, key)} ({time.perf_counter() - start:.0f}s)",
             flush=True,
         )
     lib.save(path)
@@ -536,6 +536,15 @@ def main(args) -> int:
               f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
               f"with them, or with {selection_options(not_reached)})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
+
+
+def own_configs_note(lib, key: str) -> str:
+    """What a tune's line adds for the cells of `key`'s bucket that run a config of their own
+    (`Library.own_configs`: faster there than the bucket's), with its speedup over native."""
+    return "".join(
+        f"; {name} runs its own {cfg}" + (f" ({speed:.3f}x native)" if speed else "")
+        for name, (cfg, speed) in lib.own_configs(key).items()
+    )
 
 
 def selection_options(cells) -> str:

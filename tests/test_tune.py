@@ -418,9 +418,18 @@ def test_a_config_one_cell_refuses_is_still_timed_as_another_cells_own(tmp_path)
     cells = {"fp16 64x64x64": {str(incumbent): 0.3, str(tma): 0.1}, "fp16 50x60x40": {str(incumbent): 0.2}}
     lib, key, path = _saved_library(tmp_path, incumbent, cells)
     assert lib.shape_configs(key) == {(64, 64, 64): tma}
+    from ci.tune import own_configs_note
+
+    assert own_configs_note(lib, key) == f"; fp16 64x64x64 runs its own {tma}"  # (no speedup recorded)
+    lib.entries[key]["cells"]["fp16 64x64x64"].update(time_ms=0.3, speedup_over_native=0.5)
+    assert own_configs_note(lib, key) == f"; fp16 64x64x64 runs its own {tma} (1.500x native)"
     proc = _retune(tmp_path, "50x60x40", "64x64x64")
     assert "[1/1] fp16 50x60x40 (+ fp16 64x64x64): " in proc.stdout
     entry = json.loads(path.read_text())["entries"][key]
+    # the tune says which cells run a config of their own (the interpreter's times decide which)
+    from ci.tune import own_configs_note
+
+    assert own_configs_note(library.load("cpu-interpreter", triton.__version__, tmp_path), key) in proc.stdout
     assert str(tma) in entry["cells"]["fp16 64x64x64"]["tried"]
     assert str(tma) not in entry["cells"]["fp16 50x60x40"]["tried"] and str(tma) not in entry["bucket_score"]
     assert entry["failed"][str(tma)].startswith("fp16 50x60x40: ") and "16 bytes" in entry["failed"][str(tma)]
