@@ -2,9 +2,11 @@
 # Calls 1-2 (the box's Triton 3.6, carry .whl): re-tune the buckets whose second cell lagged, each
 # cell now ranking its own candidates (ci/tune.py, 2026-12-04 fourth session):
 #
-#   OUT=$OUT SECONDS_LEFT=540 bash docs/results/2026-12-04d-h200-per-cell/tune.sh "SHAPES" DTYPE... [-- PYTEST_K]
+#   OUT=$OUT SECONDS_LEFT=540 [MATCH=REGEX] bash docs/results/2026-12-04d-h200-per-cell/tune.sh "SHAPES" DTYPE... [-- PYTEST_K]
 #
-# The library the launcher reads is copied to /tmp/tuned and returned in $OUT.
+# The library the launcher reads is copied to /tmp/tuned and returned in $OUT. MATCH (e.g.
+# '-sk[248]-xn[0-9]+$', next session's split extra-column tiles once their gate lists the Triton
+# version) narrows the candidates to the configs whose names it finds, the library's timed beside them.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 shapes=$1; shift
@@ -17,7 +19,7 @@ if [ -n "${tests_k:-}" ]; then
 fi
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
 left=$((${SECONDS_LEFT:-540} - ($(date +%s) - begin)))
-timeout "$left" python3 -m ci.cli tune --shapes $shapes --dtypes "${dtypes[@]}" --top-k 24 \
+timeout "$left" python3 -m ci.cli tune --shapes $shapes --dtypes "${dtypes[@]}" --top-k 24 ${MATCH:+"--match=$MATCH"} \
   --dir /tmp/tuned --deadline "$((left - 40))" > "$out/tune.log" 2>&1
 echo "tune: exit $?"
 grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune.log" | tail -n 30
