@@ -17,7 +17,7 @@ its tune timed on it, each named; `--dry-run` prints what would be profiled.)
 DIR/<cell>--<side>.ncu-rep is ncu's report (open it in Nsight Compute), DIR/<cell>--<side>.csv its
 details page; a table of each kernel's headline figures is printed (duration, SM and memory
 throughput as % of peak, DRAM and L2 throughput, L2 hit rate, achieved occupancy, registers,
-warp cycles per issued instruction, launch geometry).
+warp cycles per issued instruction, the megabytes read at L2 and from DRAM, launch geometry).
 """
 
 from __future__ import annotations
@@ -42,6 +42,11 @@ SECTIONS = (
     "WarpStateStats",
     "SchedulerStats",
 )
+# Raw counters beside the sections (`--metrics`): the bytes read at the L2 slices, whatever asked for
+# them (SMs' loads and TMA copies; a tile multicast to a cluster's CTAs once), and from DRAM. The
+# fp8 128-row cells' times follow the operand bytes their tiles read (docs/BENCHMARKS.md, 2026-12-04
+# fourth session): these say how many each side read.
+METRICS = ("lts__t_sectors_op_read.sum", "dram__bytes_read.sum")
 # The summary's columns: (heading, metric name on ncu's details page, the unit shown, its format).
 SUMMARY = (
     ("us", "Duration", "us", ".1f"),
@@ -53,7 +58,14 @@ SUMMARY = (
     ("occ %", "Achieved Occupancy", "%", ".1f"),
     ("regs", "Registers Per Thread", "", ".0f"),
     ("cyc/inst", "Warp Cycles Per Issued Instruction", "", ".1f"),
+    ("L2 rd MB", "lts__t_sectors_op_read.sum", "MB", ".1f"),
+    ("DRAM rd MB", "dram__bytes_read.sum", "MB", ".1f"),
 )
+# ncu's byte and sector units, in megabytes (a sector is 32 bytes)
+_MB_UNITS = {
+    "byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3,
+    "sector": 32e-6, "Ksector": 32e-3, "Msector": 32.0, "Gsector": 32e3,
+}  # fmt: skip
 # ncu's time units, in microseconds
 _TIME_UNITS = {
     "nsecond": 1e-3,
@@ -119,6 +131,9 @@ def _value(kernel: dict, name: str, unit: str) -> float | None:
         elif unit == "%":
             if their_unit == "%":
                 return value
+        elif unit == "MB":
+            if their_unit in _MB_UNITS:
+                return value * _MB_UNITS[their_unit]
         else:
             return value
     return None
@@ -219,6 +234,7 @@ def profile(ncu: str, out: Path, cell: str, side: str, config: str | None, launc
     run = [ncu, "--profile-from-start", "off", "--clock-control", "none", "--export", str(report.with_suffix(""))]
     for section in SECTIONS:
         run += ["--section", section]
+    run += ["--metrics", ",".join(METRICS)]
     run += [sys.executable, "-m", "ci.ncu_probe", "--child", "--cell", cell, "--side", side,
             "--launches", str(launches)] + (["--config", config] if config else [])  # fmt: skip
     proc = subprocess.run(run, capture_output=True, text=True, timeout=timeout)

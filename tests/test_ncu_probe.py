@@ -58,6 +58,8 @@ def _details(tmp_path: Path) -> Path:
         _row(*ours, "Occupancy", "Achieved Occupancy", "%", "9.2"),
         _row(*ours, "Launch Statistics", "Registers Per Thread", "register/thread", "168"),
         _row(*ours, "Warp State Statistics", "Warp Cycles Per Issued Instruction", "cycle", "1,234.5"),
+        _row(*ours, "Command line profiler metrics", "lts__t_sectors_op_read.sum", "sector", "1,950,000"),
+        _row(*ours, "Command line profiler metrics", "dram__bytes_read.sum", "Mbyte", "16.94"),
         _row(*memset, sol, "Duration", "nsecond", "1,472"),
         _row(*cublas, sol, "Duration", "usecond", "11.10"),
         _row(*cublas, sol, "Compute (SM) Throughput", "%", "55.0"),
@@ -77,7 +79,11 @@ def test_the_details_page_is_read_per_kernel_with_units_and_separators(tmp_path)
     assert ncu_probe._value(ours, "Warp Cycles Per Issued Instruction", "") == pytest.approx(1234.5)
     assert ncu_probe._value(cublas, "L2 Hit Rate", "%") is None
     table = ncu_probe.summary({"library": [ours], "native": [memset, cublas]})
-    assert "| library | _gemm_ws_kernel | 13.8 | 41.5 | 63.2 | 38.9 | 63.2 | 79.4 | 9.2 | 168 | 1234.5 |" in table
+    assert (
+        "| library | _gemm_ws_kernel | 13.8 | 41.5 | 63.2 | 38.9 | 63.2 | 79.4 | 9.2 | 168 | 1234.5 | 62.4 | 16.9 |"
+        in table
+    )  # (1,950,000 sectors of 32 bytes read at L2)
+    assert ncu_probe._value(ours, "dram__bytes_read.sum", "MB") == pytest.approx(16.94)
     # a C++ signature shortened to the kernel's name; a figure ncu did not give is "-"
     assert "| native | nvjet_sm90_qqtst_128x128_128x6_2x1_v_bz_coopA_TNT | 11.1 | 55.0 | - |" in table
     assert ncu_probe._per_call_us([memset, cublas], 1) == pytest.approx(12.572)
@@ -94,7 +100,8 @@ def test_a_details_page_written_by_ncu_on_the_h200_is_read():
     assert ncu_probe._value(ours, "DRAM Throughput", "%") == pytest.approx(38.49)
     assert ncu_probe._value(ours, "Registers Per Thread", "") == 168
     table = ncu_probe.summary({"library": [ours]})
-    assert "| library | _gemm_ws_kernel | 13.9 | 23.9 | 38.5 | 38.5 | 45.3 | 37.5 | 19.5 | 168 | 7.7 |" in table
+    # (that page predates the raw read counters: "-")
+    assert "| library | _gemm_ws_kernel | 13.9 | 23.9 | 38.5 | 38.5 | 45.3 | 37.5 | 19.5 | 168 | 7.7 | - | - |" in table
 
 
 def test_summarize_prints_the_table_of_saved_csvs(tmp_path):
