@@ -13,8 +13,8 @@ The last column names the differences that the H200 measurements so far tie to l
 session): clusters of CTAs sharing operand tiles by TMA multicast, which our kernels cannot
 (Triton 3.6); fewer rounds of tiles; and fewer operand bytes read from L2 in all (the tiles' A rows
 and B columns, a tile multicast to a cluster's CTAs counted once), which the times of the Gluon
-kernel's configs on the fp8 128-row cells follow on the H200. They are facts of the two launches, not a profile: a cell's
-profile is `python3 -m ci.ncu_probe`'s.
+kernel's configs on the fp8 128-row cells follow on the H200. They are facts of the two launches,
+not a profile: a cell's profile is `python3 -m ci.ncu_probe`'s.
 
     gemmwatch explain RESULT.json [--context DIR] [--below 1.0] [--sms 132]
 

@@ -429,7 +429,7 @@ def main(args) -> int:
             print(f"gemmwatch tune: {len(unmeasured)} of the {len(cells)} selected cells have no speedup in {args.run}, "
                   f"so none of them is tuned: {', '.join(c.name for c in unmeasured[:8])}"
                   + (", ..." if len(unmeasured) > 8 else ""), flush=True)  # fmt: skip
-        # A bucket with a slow cell is tuned on all its selected cells: its entry serves them all,
+        # A bucket with a slow cell is tuned on all its cells: its entry serves them all,
         # and a config that helps the slow one must not be picked blind to what it costs the others.
         buckets = {key: members for key, members in buckets.items() if any(c.name in slow for c in members)}
     start = time.perf_counter()

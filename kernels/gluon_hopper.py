@@ -649,7 +649,7 @@ if GLUON_IMPORT_ERROR is None:
         other operand's tile shared by them, copied once from L2 into all (`_issue_loads`); no
         split K or stream-K.
 
-        EXTRA_N > 0 (one CTA, whole tiles): tiles of BLOCK_N + EXTRA_N columns, B's extra ones by
+        EXTRA_N > 0 (one CTA, no stream-K): tiles of BLOCK_N + EXTRA_N columns, B's extra ones by
         `t_desc` into a ring of their own, C's by `ct_desc` (both stand-ins otherwise)."""
         PARTS: gl.constexpr = 2 if SPLIT_WARPGROUPS else 1
         CLUSTER: gl.constexpr = CLUSTER_M * CLUSTER_N

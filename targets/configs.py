@@ -574,11 +574,7 @@ GLUON_CLUSTER_TRITON: tuple[str, ...] = ("3.9",)
 
 def gluon_clusters_offered() -> bool:
     """Whether the candidates include the Gluon kernel's cluster configs (`GLUON_CLUSTER_TRITON`)."""
-    return (
-        bool(GLUON_CLUSTER_TRITON)
-        and _triton_version().startswith(GLUON_CLUSTER_TRITON)
-        and (gluon_cluster_problem() is None)
-    )
+    return _triton_listed(GLUON_CLUSTER_TRITON) and gluon_cluster_problem() is None
 
 
 def _clusters(cfg: GemmConfig, M: int, N: int, nbytes: int) -> list[GemmConfig]:
@@ -676,18 +672,27 @@ def _gluon_configs(spec: TargetSpec, M: int, N: int, K: int, nbytes: int) -> lis
                     if gluon_clusters_offered():
                         out += [c for v in variants for c in _clusters(v, M, N, nbytes)]
                     if gluon_extra_n_offered():
-                        widths = [(extra_n_width(spec, M, N, bm, bn), 1)]
-                        if gluon_extra_n_offered(split=True):
-                            widths += extra_n_splits(spec, M, N, k_iters, bm, bn)
-                        for extra, split in widths:
-                            if not extra:
-                                continue
-                            wider = [dataclasses.replace(v, extra_n=extra, split_k=split) for v in variants]
-                            c_tile = gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
-                            if wider[0].smem_bytes(nbytes) + c_tile <= spec.smem_per_block_bytes and extra_n_takes(
-                                wider[0], nbytes, spec.warp_size
-                            ):
-                                out += wider
+                        out += _extra_n_configs(spec, variants, M, N, k_iters, nbytes)
+    return out
+
+
+def _extra_n_configs(spec: TargetSpec, variants: list, M: int, N: int, k_iters: int, nbytes: int) -> list:
+    """The Gluon variants of one tile with extra columns: whole (`extra_n_width`) and, where this
+    Triton is listed for them, split in K (`extra_n_splits`); each where its ring and output tiles
+    fit in shared memory and the launcher takes it for these operands (`extra_n_takes`)."""
+    bm, bn = variants[0].block_m, variants[0].block_n
+    widths = [(extra_n_width(spec, M, N, bm, bn), 1)]
+    if gluon_extra_n_offered(split=True):
+        widths += extra_n_splits(spec, M, N, k_iters, bm, bn)
+    out = []
+    for extra, split in widths:
+        wider = [dataclasses.replace(v, extra_n=extra, split_k=split) for v in variants] if extra else []
+        if wider and (
+            wider[0].smem_bytes(nbytes) + gluon_c_tile_bytes(wider[0], nbytes, warp_size=spec.warp_size)
+            <= spec.smem_per_block_bytes
+            and extra_n_takes(wider[0], nbytes, spec.warp_size)
+        ):
+            out += wider
     return out
 
 
@@ -704,10 +709,7 @@ GLUON_EXTRA_N_SPLIT_TRITON: tuple[str, ...] = ()
 def gluon_extra_n_offered(split: bool = False) -> bool:
     """Whether the candidates include the Gluon kernel's extra-column tiles (`GLUON_EXTRA_N_TRITON`;
     with `split`, those split in K: `GLUON_EXTRA_N_SPLIT_TRITON` too)."""
-    versions = (
-        GLUON_EXTRA_N_TRITON if not split else tuple(v for v in GLUON_EXTRA_N_SPLIT_TRITON if v in GLUON_EXTRA_N_TRITON)
-    )
-    return bool(versions) and _triton_version().startswith(versions)
+    return _triton_listed(GLUON_EXTRA_N_TRITON) and (not split or _triton_listed(GLUON_EXTRA_N_SPLIT_TRITON))
 
 
 def extra_n_width(spec: TargetSpec, M: int, N: int, block_m: int, block_n: int) -> int:
@@ -815,7 +817,7 @@ HOPPER_WARP_SPECIALIZING_TRITON: tuple[str, ...] = ()
 
 def hopper_partitions() -> bool:
     """Whether the installed Triton's warp-specialized loop is used (partitioned) on sm_90."""
-    return bool(HOPPER_WARP_SPECIALIZING_TRITON) and _triton_version().startswith(HOPPER_WARP_SPECIALIZING_TRITON)
+    return _triton_listed(HOPPER_WARP_SPECIALIZING_TRITON)
 
 
 @functools.cache
@@ -825,6 +827,12 @@ def _triton_version() -> str:
     except ImportError:
         return ""
     return triton.__version__
+
+
+def _triton_listed(versions: tuple[str, ...]) -> bool:
+    """Whether the installed Triton's version starts with one of `versions` (a gate's list: the
+    versions under which a kernel path has run on a GPU)."""
+    return bool(versions) and _triton_version().startswith(versions)
 
 
 def _hopper_warp_specialized(cfg: GemmConfig, nbytes: int) -> GemmConfig | None:
