@@ -291,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--top-k", type=int, default=None,
                      help="rank only the first K candidates of each cell of a bucket (default: all, at most the target's "
                           "first 128; 0: none, only the library's entries are timed again)")  # fmt: skip
+    tun.add_argument("--each-path", type=int, default=1, metavar="N",
+                     help="with the first --top-k, also rank the first N candidates of each kernel path (variant, "
+                          "FMA, swap-AB, Gluon split, clusters) they hold fewer of (default 1; 0: the first "
+                          "--top-k alone)")  # fmt: skip
     tun.add_argument("--finalists", type=int, default=2,
                      help="candidates per kernel variant and cell timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")

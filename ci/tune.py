@@ -39,7 +39,9 @@ def coarse_ms(fn) -> float:
     return measure(fn, rounds=COARSE_ROUNDS, warmup=1).median(0) * 1e3
 
 
-def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None):
+def bucket_candidates(
+    spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None, each_path: int = 0
+):
     """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
     its candidates)]). Each cell's space is the target's whole for its shape (`match`: the configs
     in it whose names it finds); its candidates, the `top_k` first of it (without `match`, of its
@@ -47,7 +49,9 @@ def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: r
     on the H200 ran configs 1.6-2.5% slower than their own best (fp8 4096 x 3584 x 3584 beside
     4096^3: 0.902 -> 0.935x native in the tune), and some configs are offered to one cell alone
     (the Gluon kernel's split of the last, partial wave of tiles follows each cell's tile count:
-    fp8 4096 x 3584 is offered splits, 4096^3 none)."""
+    fp8 4096 x 3584 is offered splits, 4096^3 none). With `each_path` N, each cell's candidates also
+    take the first N of every kernel path of its space that they hold fewer of (`with_each_path`;
+    not with `top_k` 0)."""
     from targets import MAX_CONFIGS, candidate_configs
 
     def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
@@ -57,13 +61,37 @@ def bucket_candidates(spec, dtype: str, cells: list, top_k: int | None, match: r
             return space, space
         return space, space[:MAX_CONFIGS]
 
+    def candidates(space, to_time) -> list:
+        chosen = to_time[:top_k]
+        return with_each_path(chosen, space, each_path) if top_k != 0 else chosen
+
     space, to_time = offered(cells[0])
     theirs = []
     for cell in cells[1:]:
-        own = offered(cell)[1][:top_k]
+        own = candidates(*offered(cell))
         if own:
             theirs.append((cell, own))
-    return space, to_time[:top_k], theirs
+    return space, candidates(space, to_time), theirs
+
+
+def with_each_path(chosen: list, space: list, each_path: int) -> list:
+    """`chosen` and, after them, the first configs (in `space`'s order) of each kernel path
+    (`kernel_path`) of `space` of which `chosen` holds fewer than `each_path`. The space lists its
+    configs best guess first, so a short coarse pass can leave whole paths out: on the H200 the first
+    24 of fp16 1x4608x3584 hold none of the one-row FMA configs (the first is the 29th), which won
+    three one-row cells past native once the first 128 were ranked (docs/BENCHMARKS.md, 2026-12-04
+    fifth session)."""
+    held: dict[tuple, int] = {}
+    for cfg in chosen:
+        held[kernel_path(cfg)] = held.get(kernel_path(cfg), 0) + 1
+    out, names = list(chosen), {str(c) for c in chosen}
+    for cfg in space:
+        path = kernel_path(cfg)
+        if held.get(path, 0) < each_path and str(cfg) not in names:
+            held[path] = held.get(path, 0) + 1
+            out.append(cfg)
+            names.add(str(cfg))
+    return out
 
 
 def kernel_path(cfg) -> tuple:
@@ -92,6 +120,7 @@ def tune_bucket(
     library=None,
     refine: int = 0,
     match: re.Pattern | None = None,
+    each_path: int = 0,
 ) -> dict:
     """Rank the candidates on each cell of a bucket, time the best of each kernel path on all of
     the bucket's cells; returns the bucket's library entry.
@@ -127,7 +156,7 @@ def tune_bucket(
 
     first = cells[0]
     prep = Prepared(first, device)
-    space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match)
+    space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match, each_path)
     if not candidates and not theirs and top_k != 0:  # (--top-k 0: the library's entry alone, below)
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
     coarse, failed = {}, {}  # (coarse: the first cell's ranking; each other cell's in ranked_on)
@@ -328,10 +357,11 @@ def main(args) -> int:
             f"gemmwatch tune: --deadline must be a positive number of seconds, got {args.deadline:g}", file=sys.stderr
         )
         return 2
-    for name in ("top_k", "finalists", "rounds"):
+    for name in ("top_k", "each_path", "finalists", "rounds"):
         value = getattr(args, name)
-        if value is not None and value < (0 if name == "top_k" else 1):
-            what = "a non-negative" if name == "top_k" else "a positive"
+        zero_ok = name in ("top_k", "each_path")
+        if value is not None and value < (0 if zero_ok else 1):
+            what = "a non-negative" if zero_ok else "a positive"
             print(f"gemmwatch tune: --{name.replace('_', '-')} must be {what} integer, got {value}", file=sys.stderr)
             return 2
     match = None
@@ -460,6 +490,7 @@ def main(args) -> int:
                 library=incumbents,
                 refine=args.refine,
                 match=match,
+                each_path=args.each_path,
             )
         except Exception as exc:  # (only a failed GPU context is handled here; anything else goes on up)
             if not gpu_context_failed(exc):

@@ -161,6 +161,8 @@ def test_tune_rejects_non_positive_counts(option):
     assert proc.returncode == 2 and f"{option} must be a positive integer, got 0" in proc.stderr
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--top-k", "-1")
     assert proc.returncode == 2 and "--top-k must be a non-negative integer, got -1" in proc.stderr
+    proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", "--each-path", "-1")
+    assert proc.returncode == 2 and "--each-path must be a non-negative integer, got -1" in proc.stderr
 
 
 def test_match_narrows_the_space_to_one_kernel_path(tmp_path):
@@ -521,6 +523,41 @@ def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
 def test_below_needs_a_run_and_a_positive_speedup(args, message):
     proc = cli("tune", "--allow-interpreter", "--shapes", "64x64x64", *args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_each_path_ranks_the_first_config_of_every_kernel_path_the_top_k_leave_out():
+    # The H200's space for fp16 1x4608x3584 lists its one-row FMA configs from the 29th on: a coarse
+    # pass of the first 24 never timed them there (they win 1x3584x3584 at 1.12x native).
+    from benchmarks.matrix import parse_cell
+    from ci.tune import bucket_candidates, kernel_path, with_each_path
+    from targets import candidate_configs, catalogue
+
+    spec = catalogue.get("h200")
+    cells = [parse_cell(f"fp16 {shape}")[1] for shape in ("1x4608x3584", "1x6144x4096")]
+    space = candidate_configs(spec, "fp16", 1, 4608, 3584, limit=None)
+    _, plain, [(_, plain_own)] = bucket_candidates(spec, "fp16", cells, 24)
+    assert plain == space[:24] and not any(c.fma for c in plain)
+    _, covered, [(cell, own)] = bucket_candidates(spec, "fp16", cells, 24, each_path=1)
+    assert covered[:24] == plain and len({str(c) for c in covered}) == len(covered)
+    assert {kernel_path(c) for c in covered} == {kernel_path(c) for c in space}
+    assert any(c.fma and c.block_m == 1 for c in covered[24:])
+    # each path added once, by its first config in the space (best guess first)
+    for cfg in covered[24:]:
+        assert cfg == next(c for c in space if kernel_path(c) == kernel_path(cfg))
+    # the bucket's other cell covers its own space's paths the same way
+    assert cell is cells[1] and own[: len(plain_own)] == plain_own
+    assert {kernel_path(c) for c in own} == {
+        kernel_path(c) for c in candidate_configs(spec, "fp16", 1, 6144, 4096, limit=None)
+    }
+    # two of each path: paths already twice in the first 24 get nothing more
+    two = with_each_path(plain, space, 2)
+    counts = {}
+    for cfg in two:
+        counts[kernel_path(cfg)] = counts.get(kernel_path(cfg), 0) + 1
+    assert all(n >= 2 or n == sum(kernel_path(c) == p for c in space) for p, n in counts.items())
+    assert with_each_path(plain, space, 0) == plain
+    # --top-k 0 (the library's entries alone) stays empty
+    assert bucket_candidates(spec, "fp16", cells, 0, each_path=1)[1:] == ([], [])
 
 
 def test_a_buckets_other_cells_bring_the_configs_only_they_are_offered():
