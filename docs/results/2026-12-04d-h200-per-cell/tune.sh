@@ -8,7 +8,8 @@
 # '-sk[248]-xn[0-9]+$', next session's split extra-column tiles once their gate lists the Triton
 # version) narrows the candidates to the configs whose names it finds, the library's timed beside them.
 # TOP_K (default 24; "all": the target's first 128 of each cell) sets --top-k; RUN (an asv result
-# file) with BELOW (e.g. 1.0) tunes only the buckets with a cell below that speedup in it.
+# file) with BELOW (e.g. 1.0) tunes only the buckets with a cell below that speedup in it;
+# RESUME_SINCE (an ISO time a stopped tune printed) skips the buckets measured since then.
 set -uo pipefail
 out=${OUT:-/tmp/out}
 shapes=$1; shift
@@ -21,7 +22,7 @@ if [ -n "${tests_k:-}" ]; then
 fi
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
 left=$((${SECONDS_LEFT:-540} - ($(date +%s) - begin)))
-timeout "$left" python3 -m ci.cli tune --shapes $shapes --dtypes "${dtypes[@]}" ${MATCH:+"--match=$MATCH"} ${RUN:+--run "$RUN" --below "${BELOW:-1.0}"} \
+timeout "$left" python3 -m ci.cli tune --shapes $shapes --dtypes "${dtypes[@]}" ${MATCH:+"--match=$MATCH"} ${RUN:+--run "$RUN" --below "${BELOW:-1.0}"} ${RESUME_SINCE:+--resume-since "$RESUME_SINCE"} \
   $([ "${TOP_K:-24}" = all ] || echo "--top-k ${TOP_K:-24}") \
   --dir /tmp/tuned --deadline "$((left - 40))" > "$out/tune.log" 2>&1
 echo "tune: exit $?"
