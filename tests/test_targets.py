@@ -728,17 +728,19 @@ def test_gluon_extra_columns_are_named_checked_and_offered_only_where_they_have_
     assert extra_n_width(h200, 4096, 4096, 128, 256) == 0  # 512 tiles: four whole waves
     assert extra_n_width(h200, 128, 4096, 64, 128) == 0  # 64: less than a wave
     assert extra_n_width(h200, 3000, 5000, 128, 128) == 64  # 960 tiles, 7.3 waves -> 648, 4.9 waves
-    # offered only for a Triton whose extra columns have run on a GPU (GLUON_EXTRA_N_TRITON)
+    # offered only for a Triton whose extra columns have run on a GPU (GLUON_EXTRA_N_TRITON), not
+    # split in K unless GLUON_EXTRA_N_SPLIT_TRITON lists it too
+    import targets.configs as configs
+
+    monkeypatch.setattr(configs, "GLUON_EXTRA_N_SPLIT_TRITON", ())
     assert not _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", (), ("fp8", 128, 4608, 3584), "extra_n")
     offered = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 4608, 3584), "extra_n")
     if not gluon_available():
         assert offered == []
         return
     assert offered and {(c.block_m, c.block_n, c.extra_n, c.split_k) for c in offered} == {(64, 64, 8, 1)}
-    # and split in K where GLUON_EXTRA_N_SPLIT_TRITON lists this Triton too: 128 x 72 tiles in two
+    # and split in K where GLUON_EXTRA_N_SPLIT_TRITON lists this Triton: 128 x 72 tiles in two
     # units each (64 tiles, 128 units)
-    import targets.configs as configs
-
     monkeypatch.setattr(configs, "GLUON_EXTRA_N_SPLIT_TRITON", (configs._triton_version(),))
     offered = _offered(monkeypatch, "GLUON_EXTRA_N_TRITON", None, ("fp8", 128, 4608, 3584), "extra_n")
     assert {(c.block_m, c.block_n, c.extra_n, c.split_k) for c in offered} == {(64, 64, 8, 1), (128, 64, 8, 2)}
