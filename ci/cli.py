@@ -160,6 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="for the cells above the goal, the SM clock/power/throttle state around their rounds "
                             "in each run, and whether the runs launched the same Triton config and native kernels "
                             "(from the context `gemmwatch run` writes beside the results)")  # fmt: skip
+    noise.add_argument("--context", nargs="+", metavar="DIR",
+                       help="with --clocks: each result file's context directory, in the files' order (what "
+                            "`gemmwatch run` wrote under <results>/../context/<machine>/), where the files no "
+                            "longer lie beside it (e.g. unpacked from an evidence pack)")  # fmt: skip
     noise.set_defaults(func=_lazy("ci.noise"))
 
     exp = sub.add_parser(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+from pathlib import Path
 
 from ci.asv_results import ResultFile, ResultsError, load
 
@@ -44,6 +45,31 @@ def main(args) -> int:
     if len(args.files) < 2:
         print("gemmwatch noise: give at least two result files of the same commit", file=sys.stderr)
         return 2
+    contexts = None
+    if args.context is not None:
+        from ci.run import suite_context_cells
+
+        if not args.clocks:
+            print("gemmwatch noise: --context is read by --clocks; give both", file=sys.stderr)
+            return 2
+        if len(args.context) != len(args.files):
+            print(
+                f"gemmwatch noise: --context names {len(args.context)} directories for {len(args.files)} result "
+                "files; expected one per file, in the files' order",
+                file=sys.stderr,
+            )
+            return 2
+        contexts = []
+        for directory in map(Path, args.context):
+            cells = suite_context_cells(directory) if directory.is_dir() else {}
+            if not cells:
+                print(
+                    f"gemmwatch noise: --context {directory}: no suite context files (<Suite>.json with 'cells') "
+                    "there; expected a directory `gemmwatch run` wrote under <results>/../context/<machine>/",
+                    file=sys.stderr,
+                )
+                return 2
+            contexts.append(cells)
     try:
         runs = [load(path) for path in args.files]
         rows = noise_table(runs)
@@ -88,9 +114,10 @@ def main(args) -> int:
         print(pair_report(runs, args.files, args.target))
     if over:
         print(per_run_report(runs, over, args.target))
-    if args.clocks and over:
-        print(clock_report(runs, over))
-        print(choice_report(runs, over))
+    noisy = over + [r["cell"] for r in native_only]
+    if args.clocks and noisy:
+        print(clock_report(runs, noisy, contexts))
+        print(choice_report(runs, noisy, contexts))
     return 0
 
 
@@ -186,13 +213,14 @@ def context_cells(result: ResultFile) -> dict[str, dict]:
     return suite_context_cells(runs[-1]) if runs else {}
 
 
-def clock_states(result: ResultFile) -> dict[str, dict]:
+def clock_states(result: ResultFile, context: dict[str, dict] | None = None) -> dict[str, dict]:
     """{cell: {"before": state, "after": state, "compile_s": seconds, "cool_start_s": seconds}}; cells
     measured without NVML (or before per-cell states were recorded) are absent. `compile_s`: the
     seconds the cell's first call took to choose and compile its config right before its rounds (the
     GPU idle meanwhile: a run on a cold Triton cache has such gaps where a warm one has none), None if
     not recorded; `cool_start_s`: the seconds idled before that call for a cool start
-    (GEMMWATCH_COOL_START), None where there was none."""
+    (GEMMWATCH_COOL_START), None where there was none. `context`: the run's context cells where they
+    do not lie beside the file (default: `context_cells`)."""
     return {
         cell: {
             "before": entry.get("state_before") or {},
@@ -200,7 +228,7 @@ def clock_states(result: ResultFile) -> dict[str, dict]:
             "compile_s": entry.get("tune_seconds"),
             "cool_start_s": entry.get("cool_start_s"),
         }
-        for cell, entry in context_cells(result).items()
+        for cell, entry in (context_cells(result) if context is None else context).items()
         if entry.get("state_before") or entry.get("state_after")
     }
 
@@ -216,11 +244,11 @@ def _geometry(launches) -> str:
     return ", ".join(f"[{fmt(launch['grid'])}]x[{fmt(launch.get('block', '?'))}]" for launch in launches)
 
 
-def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
+def choice_report(runs: list[ResultFile], cells: list[str], contexts: list[dict] | None = None) -> str:
     """For the noisy cells: whether each run launched the same Triton config and the same native
     kernels over the same grids (GEMMWATCH_NATIVE_KERNELS=1 runs record those); a choice that differs
     explains the noise."""
-    per_run = [context_cells(run) for run in runs]
+    per_run = [context_cells(run) for run in runs] if contexts is None else contexts
     lines, same_native, recorded, geometry_recorded = [], 0, 0, 0
     for cell in cells:
         entries = [ctx.get(cell, {}) for ctx in per_run]
@@ -256,10 +284,11 @@ def choice_report(runs: list[ResultFile], cells: list[str]) -> str:
     return "\n".join(head + (lines or [same]) + tail)
 
 
-def clock_report(runs: list[ResultFile], cells: list[str]) -> str:
+def clock_report(runs: list[ResultFile], cells: list[str], contexts: list[dict] | None = None) -> str:
     """Per cell above the goal and per run: SM clock before -> after its rounds, power after, throttling;
-    and the seconds each run spent compiling the cell right before its rounds, where recorded."""
-    per_run = [clock_states(run) for run in runs]
+    and the seconds each run spent compiling the cell right before its rounds, where recorded.
+    `contexts`: each run's context cells (default: read beside each file)."""
+    per_run = [clock_states(run, None if contexts is None else contexts[i]) for i, run in enumerate(runs)]
     lines = [
         "",
         "Clock state around each noisy cell's rounds, per run (SM MHz before -> after; W, C and throttle after;",

@@ -14,12 +14,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(tmp_path, name, commit, quiet_ratio, noisy_ratio, clocks=None, choice=None, card=None, launches=None,
-         compile_s=None, cool_start_s=None):  # fmt: skip
+         compile_s=None, cool_start_s=None, native=None):  # fmt: skip
     rng = np.random.default_rng(len(name))
     cells = {
         ("Matmul", "4096x4096x4096", "fp16"): {"ratio": [quiet_ratio] * 10, "triton": [1e-3] * 10},
         ("Matmul", "16x4096x4096", "fp16"): {"ratio": list(rng.normal(noisy_ratio, 1e-4, 10)), "triton": [2e-5] * 10},
     }
+    if native is not None:  # (the noisy cell's native time; the quiet one's fixed)
+        cells[("Matmul", "4096x4096x4096", "fp16")]["native"] = [1e-3 / quiet_ratio] * 10
+        cells[("Matmul", "16x4096x4096", "fp16")]["native"] = [native] * 10
     machine = {"machine": "h200", "triton": "3.6.0", **({"card": card} if card else {})}
     result = write_results(tmp_path / name / "results" / "h200" / f"{commit[:8]}-existing-py.json", commit, cells,
                            machine=machine)  # fmt: skip
@@ -73,6 +76,42 @@ def test_noisy_cells_are_reported_with_their_clock_state_per_run(tmp_path):
     proc = noise(a, c, "--clocks")
     clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
     assert clocks.endswith("; compiling first 0.62 / 0.00 s; idled for a cool start - / 0.84 s"), clocks
+
+
+def test_clocks_read_the_context_directories_named_where_the_files_no_longer_lie_beside_them(tmp_path):
+    # An evidence pack keeps each run's result file apart from its context: --context names them.
+    import shutil
+
+    a = _run(tmp_path, "a", "dddddddd44", 0.95, 1.00, clocks=(1980, 1755, 690.5, ["sw_power_cap"]))
+    b = _run(tmp_path, "b", "dddddddd44", 0.95, 1.04, clocks=(1980, 1980, 402.0, []))
+    moved = []
+    for run in ("a", "b"):
+        moved.append(tmp_path / f"{run}-context")
+        shutil.move(tmp_path / run / "context" / "h200" / "dddddddd-20261129T120000", moved[-1])
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0 and "no per-cell clock states" in proc.stdout
+    proc = noise(a, b, "--clocks", "--context", *moved)
+    assert proc.returncode == 0, proc.stderr
+    assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in proc.stdout
+    # bad input: one directory per file, each a run's context, and only with --clocks
+    proc = noise(a, b, "--clocks", "--context", moved[0])
+    assert proc.returncode == 2 and "--context names 1 directories for 2 result files" in proc.stderr
+    proc = noise(a, b, "--clocks", "--context", moved[0], tmp_path)
+    assert proc.returncode == 2 and f"--context {tmp_path}: no suite context files" in proc.stderr
+    proc = noise(a, b, "--context", *moved)
+    assert proc.returncode == 2 and "--context is read by --clocks" in proc.stderr
+
+
+def test_clocks_also_cover_cells_over_the_goal_by_their_native_time_alone(tmp_path):
+    # the goal is on the absolute times too: a cell whose native time alone moved gets its clocks
+    a = _run(tmp_path, "a", "eeeeeeee55", 0.95, 1.00, clocks=(1980, 1755, 690.5, ["sw_power_cap"]), native=2.0e-5)
+    b = _run(tmp_path, "b", "eeeeeeee55", 0.95, 1.00, clocks=(1980, 1980, 402.0, []), native=2.04e-5)
+    proc = noise(a, b, "--clocks")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 cells above the 0.5% goal" in proc.stdout
+    assert "1 above it by their native time alone (ratio and Triton time within): fp16 16x4096x4096" in proc.stdout
+    clocks = next(line for line in proc.stdout.splitlines() if "fp16 16x4096x4096" in line and "MHz" in line)
+    assert "1980->1755 MHz 690.5 W 61 C sw_power_cap | 1980->1980 MHz 402.0 W 61 C none" in clocks
 
 
 def test_runs_without_recorded_clock_states_say_so(tmp_path):
