@@ -39,7 +39,9 @@ def main():
     small = [c for c in cells if c[1] <= args.max_mb]
     for side, col in (("ours", 2), ("native", 3)):
         fixed, per_mb = fit([(c[1], c[col]) for c in small])
-        print(f"{side:7s} t = {fixed:5.2f} us + bytes / {1 / per_mb:4.2f} TB/s  ({len(small)} cells <= {args.max_mb:g} MB)")
+        print(
+            f"{side:7s} t = {fixed:5.2f} us + bytes / {1 / per_mb:4.2f} TB/s  ({len(small)} cells <= {args.max_mb:g} MB)"
+        )
     print(f"\n{'cell':28s} {'MB':>6s} {'ours us':>8s} {'native us':>9s} {'x native':>8s}")
     for name, mb, ours, native in cells:
         print(f"{name:28s} {mb:6.1f} {ours:8.2f} {native:9.2f} {native / ours:8.3f}")
