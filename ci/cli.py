@@ -299,6 +299,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with the first --top-k, also rank the first N candidates of each kernel path (variant, "
                           "FMA, swap-AB, Gluon split, clusters) they hold fewer of (default 1; 0: the first "
                           "--top-k alone)")  # fmt: skip
+    tun.add_argument("--order", choices=("library", "space"), default="library",
+                     help="the order the candidates are taken in: 'library' (default), each cell's space ordered by "
+                          "the coarse rankings the library holds of its nearest cells, alternating with the "
+                          "target's own order; 'space', the target's order alone")  # fmt: skip
     tun.add_argument("--finalists", type=int, default=2,
                      help="candidates per kernel variant and cell timed with the full protocol (default 2)")  # fmt: skip
     tun.add_argument("--rounds", type=int, default=10, help="interleaved rounds of the finalists (default 10)")
@@ -333,6 +337,13 @@ def build_parser() -> argparse.ArgumentParser:
     tun.add_argument("--deadline", type=float, metavar="SECONDS",
                      help="start no bucket that would end past this many seconds (judged by the mean bucket so "
                           "far): what is tuned is kept, the cells not reached are listed, exit 1")  # fmt: skip
+    tun.add_argument("--plan", action="store_true",
+                     help="print what each bucket's coarse pass would time on each cell, and which candidates the "
+                          "library's rankings of its neighbours put there, without timing anything (no GPU needed "
+                          "with --target)")  # fmt: skip
+    tun.add_argument("--target", metavar="NAME",
+                     help="with --plan: the catalogue target to plan for (e.g. h200; default: this machine's), its "
+                          "library for the installed Triton")  # fmt: skip
     tun.add_argument("--allow-interpreter", action="store_true",
                      help="run the pipeline in the interpreter (its timings are not performance)")  # fmt: skip
     tun.set_defaults(func=_lazy("ci.tune"))

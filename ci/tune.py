@@ -40,7 +40,13 @@ def coarse_ms(fn) -> float:
 
 
 def bucket_candidates(
-    spec, dtype: str, cells: list, top_k: int | None, match: re.Pattern | None = None, each_path: int = 0
+    spec,
+    dtype: str,
+    cells: list,
+    top_k: int | None,
+    match: re.Pattern | None = None,
+    each_path: int = 0,
+    timings: dict | None = None,
 ):
     """What a bucket's coarse pass times: (the first cell's space, its candidates, [(another cell,
     its candidates)]). Each cell's space is the target's whole for its shape (`match`: the configs
@@ -51,15 +57,18 @@ def bucket_candidates(
     (the Gluon kernel's split of the last, partial wave of tiles follows each cell's tile count:
     fp8 4096 x 3584 is offered splits, 4096^3 none). With `each_path` N, each cell's candidates also
     take the first N of every kernel path of its space that they hold fewer of (`with_each_path`;
-    not with `top_k` 0)."""
-    from targets import MAX_CONFIGS, candidate_configs
+    not with `top_k` 0). With `timings` (a library's coarse rankings, `targets.prior.cell_timings`),
+    each cell's space is first reordered by what its nearest cells' rankings predict
+    (`targets.prior.order`)."""
+    from targets import MAX_CONFIGS, candidate_configs, prior
 
     def offered(cell) -> tuple[list, list]:  # (the space, the part of it to time)
         space = candidate_configs(spec, dtype, cell.M, cell.N, cell.K, limit=None)
         if match is not None:
             space = [c for c in space if match.search(str(c))]
-            return space, space
-        return space, space[:MAX_CONFIGS]
+        if timings:
+            space = prior.order(space, prior.predicted(timings, cell.name))
+        return space, space if match is not None else space[:MAX_CONFIGS]
 
     def candidates(space, to_time) -> list:
         chosen = to_time[:top_k]
@@ -121,6 +130,7 @@ def tune_bucket(
     refine: int = 0,
     match: re.Pattern | None = None,
     each_path: int = 0,
+    timings: dict | None = None,
 ) -> dict:
     """Rank the candidates on each cell of a bucket, time the best of each kernel path on all of
     the bucket's cells; returns the bucket's library entry.
@@ -130,6 +140,8 @@ def tune_bucket(
     with `refine` N, the other K steps, stage counts and splits of the N fastest
     output tiles (`targets.configs.siblings`), timed the same way; then each other
     cell's own candidates, on that cell (`bucket_candidates`; the entry's `ranked_on`).
+    With `timings` (the library's coarse rankings), each cell's candidates are taken from its
+    space as the rankings of its nearest cells order it (`targets.prior`).
     Fine pass: the `finalists` fastest of each kernel path (`finalists_of`) on each
     cell, checked against the float64 reference and timed with the suites' protocol,
     interleaved with each other and the native library, on every cell of the matrix
@@ -156,7 +168,9 @@ def tune_bucket(
 
     first = cells[0]
     prep = Prepared(first, device)
-    space, candidates, theirs = bucket_candidates(spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match, each_path)
+    space, candidates, theirs = bucket_candidates(
+        spec, DTYPE_NAMES[prep.a.dtype], cells, top_k, match, each_path, timings
+    )
     if not candidates and not theirs and top_k != 0:  # (--top-k 0: the library's entry alone, below)
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
     coarse, failed = {}, {}  # (coarse: the first cell's ranking; each other cell's in ranked_on)
@@ -389,8 +403,13 @@ def main(args) -> int:
             return 2
         slow = {cell for cell, row in rows.items() if row["speedup"] is not None and row["speedup"] < args.below}
         measured = {cell for cell, row in rows.items() if row["speedup"] is not None}
+    if args.target is not None and not args.plan:
+        print("gemmwatch tune: --target goes with --plan (a tune times the GPU it runs on)", file=sys.stderr)
+        return 2
     interpreter = use_interpreter_without_gpu()
-    if interpreter and not args.allow_interpreter:
+    if args.plan and args.target is not None:
+        interpreter = False  # (the target's matrix and space, planned from any machine)
+    elif interpreter and not args.allow_interpreter and not args.plan:
         print(
             "gemmwatch tune: no GPU: tuning compares timings, and the interpreter's are not performance "
             "(--allow-interpreter runs the pipeline anyway, into a cpu-interpreter library)",
@@ -411,7 +430,16 @@ def main(args) -> int:
     from benchmarks.context import device_description, software_versions
     from targets import GemmConfig, detect, library, shape_bucket
 
-    spec = detect()
+    if args.target is not None:
+        from targets import get
+
+        try:
+            spec = get(args.target)
+        except KeyError as err:
+            print(f"gemmwatch tune: --target: {err.args[0]}", file=sys.stderr)
+            return 2
+    else:
+        spec = detect()
     device = "cuda" if torch.cuda.is_available() and not spec.is_interpreter else "cpu"
     directory = Path(args.dir) if args.dir else library.library_dir()
     path = library.library_path(spec.name, triton.__version__, directory)
@@ -432,6 +460,14 @@ def main(args) -> int:
         print(f"gemmwatch tune: {directory} has no {path.name}: starting from {source} ({len(lib.entries)} "
               f"entries; --fresh starts an empty one)", flush=True)  # fmt: skip
     incumbents = lib if seed is None else Seeded(lib, seed)
+
+    def timings() -> dict | None:  # this library's coarse rankings as they stand (and the seed's, for its cells alone)
+        if args.order != "library":
+            return None
+        from targets import prior
+
+        return {**(prior.cell_timings(seed.entries) if seed is not None else {}), **prior.cell_timings(lib.entries)}
+
     began_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     lib.meta = {
         **{k: str(v) for k, v in {**device_description(), **software_versions()}.items()},
@@ -462,6 +498,9 @@ def main(args) -> int:
         # A bucket with a slow cell is tuned on all its cells: its entry serves them all,
         # and a config that helps the slow one must not be picked blind to what it costs the others.
         buckets = {key: members for key, members in buckets.items() if any(c.name in slow for c in members)}
+    if args.plan:
+        print_plan(buckets, spec, args, timings(), lib.entries)
+        return 0
     start = time.perf_counter()
     failures = 0
     already = {entry.get("cell") for entry in lib.entries.values() if args.resume or _measured_since(entry, since)}
@@ -491,6 +530,7 @@ def main(args) -> int:
                 refine=args.refine,
                 match=match,
                 each_path=args.each_path,
+                timings=timings(),
             )
         except Exception as exc:  # (only a failed GPU context is handled here; anything else goes on up)
             if not gpu_context_failed(exc):
@@ -567,6 +607,34 @@ def main(args) -> int:
               f"{', '.join(c.name for c in not_reached)} (the same options with --resume-since {began_at} go on "
               f"with them, or with {selection_options(not_reached)})", file=sys.stderr)  # fmt: skip
     return 1 if failures or not_reached else 0
+
+
+def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -> None:
+    """`--plan`: what each bucket's coarse pass would time on each of its cells, and which of those
+    the library's rankings of its neighbours put there (and of them, those `entries` never timed
+    on the cell, the most promising first)."""
+    import torch
+
+    from benchmarks.cells import DTYPES
+    from kernels import DTYPE_NAMES
+    from targets import prior
+
+    match = re.compile(args.match) if args.match else None
+    timed = prior.timed(entries)
+    order = "each cell's space ordered by its neighbours' rankings" if timings else "the target's order"
+    print(f"gemmwatch tune --plan: target {spec.name}, {len(buckets)} buckets, candidates in {order}", flush=True)
+    for i, members in enumerate(buckets.values(), 1):
+        dtype = DTYPE_NAMES[getattr(torch, DTYPES[members[0].dtype][0])]
+        _, first, theirs = bucket_candidates(spec, dtype, members, args.top_k, match, args.each_path, timings)
+        print(f"[{i}/{len(buckets)}] {' + '.join(c.name for c in members)}")
+        for cell, chosen in [(members[0], first), *theirs]:
+            known = timed.get(cell.name, set())
+            liked = prior.predicted(timings, cell.name) if timings else {}
+            picked = [c for c in chosen if liked.get(str(c), math.inf) <= prior.CAP]
+            new = sorted((c for c in picked if str(c) not in known), key=lambda c: liked[str(c)])
+            shown = ", ".join(f"{c} ({liked[str(c)]:.3f})" for c in new[:6]) + (", ..." if len(new) > 6 else "")
+            print(f"    {cell.name}: {len(chosen)} candidates, {len(picked)} from its neighbours' rankings, "
+                  f"{len(new)} of them never timed on it" + (f": {shown}" if new else ""), flush=True)  # fmt: skip
 
 
 def own_configs_note(lib, key: str) -> str:

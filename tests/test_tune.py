@@ -679,3 +679,54 @@ def test_a_seed_that_is_no_other_versions_library_of_this_target_is_refused(tmp_
                "--dir", str(out))  # fmt: skip
     assert proc.returncode == 2 and f"--seed {seed}: {message}" in proc.stderr, proc.stderr
     assert not out.exists()
+
+
+def test_the_librarys_rankings_of_a_cells_neighbours_order_its_candidates():
+    # fp8 1x3584x3584's space starts with tile configs; its neighbours (the other one-row fp8 cells)
+    # ranked one-row FMA configs fastest: ordered by them, the coarse pass's first candidates
+    # alternate those with the space's own first ones.
+    from benchmarks.matrix import parse_cell
+    from ci.tune import bucket_candidates
+    from targets import candidate_configs, catalogue, prior
+
+    spec = catalogue.get("h200")
+    cells = [parse_cell("fp8_e4m3 1x3584x3584")[1]]
+    space = candidate_configs(spec, "fp8_e4m3", 1, 3584, 3584, limit=None)
+    fma = [c for c in space if c.fma][:2]
+    timings = {  # a neighbour (twice the columns), and the cell itself, whose own ranking is not used
+        "fp8_e4m3 1x7168x3584": {str(fma[1]): 0.010, str(fma[0]): 0.011, str(space[0]): 0.020},
+        "fp8_e4m3 1x3584x3584": {str(space[0]): 0.001, str(fma[0]): 0.5, str(fma[1]): 0.5},
+    }
+    _, plain, _ = bucket_candidates(spec, "fp8_e4m3", cells, 8, each_path=0)
+    _, ordered, _ = bucket_candidates(spec, "fp8_e4m3", cells, 8, each_path=0, timings=timings)
+    assert plain == space[:8]
+    assert ordered[:4] == [fma[1], space[0], fma[0], space[1]]
+    assert ordered == prior.order(space, prior.predicted(timings, cells[0].name))[:8]
+
+
+def test_plan_prints_each_cells_candidates_without_a_gpu():
+    proc = cli("tune", "--plan", "--target", "h200", "--shapes", "1x3584x3584", "--dtypes", "fp8_e4m3",
+               "--top-k", "8")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("gemmwatch tune --plan: target h200, 1 buckets, candidates in each cell's space")
+    assert lines[1].startswith("[1/1] fp8_e4m3 1x3584x3584")
+    assert any(line.strip().startswith("fp8_e4m3 1x3584x3584:") and "from its neighbours' rankings" in line
+               for line in lines)  # fmt: skip
+    plain = cli("tune", "--plan", "--target", "h200", "--shapes", "1x3584x3584", "--dtypes", "fp8_e4m3",
+                "--top-k", "8", "--order", "space")  # fmt: skip
+    assert plain.returncode == 0 and "candidates in the target's order" in plain.stdout
+    assert "0 from its neighbours' rankings" in plain.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--target", "h200"), "--target goes with --plan"),
+        (("--plan", "--target", "h900"), "unknown target 'h900'"),
+        (("--order", "random"), "invalid choice: 'random'"),
+    ],
+)
+def test_plan_and_order_reject_bad_input(args, message):
+    proc = cli("tune", "--shapes", "64x64x64", *args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
