@@ -327,7 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "seed's configs alone, a quick library for a new Triton)")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
-                          "(e.g. 0.9), each tuned on all its cells")  # fmt: skip
+                          "(e.g. 0.9), each tuned on all its cells, the slowest first")  # fmt: skip
     tun.add_argument("--run", metavar="RESULT.json", help="the asv result file --below reads (a `gemmwatch run`)")
     tun.add_argument("--resume", action="store_true",
                      help="skip cells the library already has an entry for (an interrupted tune goes on)")  # fmt: skip

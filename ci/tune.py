@@ -401,7 +401,8 @@ def main(args) -> int:
         except ResultsError as err:
             print(f"gemmwatch tune: --run: {err}", file=sys.stderr)
             return 2
-        slow = {cell for cell, row in rows.items() if row["speedup"] is not None and row["speedup"] < args.below}
+        speedups = {cell: row["speedup"] for cell, row in rows.items() if row["speedup"] is not None}
+        slow = {cell for cell, speedup in speedups.items() if speedup < args.below}
         measured = {cell for cell, row in rows.items() if row["speedup"] is not None}
     if args.target is not None and not args.plan:
         print("gemmwatch tune: --target goes with --plan (a tune times the GPU it runs on)", file=sys.stderr)
@@ -498,6 +499,8 @@ def main(args) -> int:
         # A bucket with a slow cell is tuned on all its cells: its entry serves them all,
         # and a config that helps the slow one must not be picked blind to what it costs the others.
         buckets = {key: members for key, members in buckets.items() if any(c.name in slow for c in members)}
+        # The slowest first: a tune stopped by its deadline has spent its time where the most is lost.
+        buckets = dict(sorted(buckets.items(), key=lambda kv: min(speedups.get(c.name, math.inf) for c in kv[1])))
     if args.plan:
         print_plan(buckets, spec, args, timings(), lib.entries)
         return 0

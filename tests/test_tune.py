@@ -511,6 +511,14 @@ def test_below_tunes_a_slow_cells_bucket_on_all_its_cells(tmp_path):
     assert [set(entry["cells"]) for entry in entries.values()] == [{"fp16 64x64x64", "fp16 50x60x40"}]
 
 
+def test_below_tunes_the_slowest_bucket_first(tmp_path):
+    # A deadline stops a tune in its bucket order: the bucket that loses most comes first.
+    ratios = {("64x64x64", "fp16"): 1.15, ("1x64x64", "fp16"): 1.5}
+    proc, _, entries = _tune_below(tmp_path, ratios, ["64x64x64", "1x64x64"], ["fp16"])
+    assert "[1/2] fp16 1x64x64" in proc.stdout and "[2/2] fp16 64x64x64" in proc.stdout
+    assert {entry["cell"] for entry in entries.values()} == {"fp16 1x64x64", "fp16 64x64x64"}
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
