@@ -11,7 +11,6 @@ Per-PR runs then read the library instead of autotuning.
 from __future__ import annotations
 
 import datetime
-import functools
 import json
 import math
 import re
@@ -103,6 +102,21 @@ def with_each_path(chosen: list, space: list, each_path: int) -> list:
     return out
 
 
+def coarse_rank(prep, configs: list) -> tuple[dict[str, float], dict[str, str]]:
+    """The coarse pass on one cell: each of `configs` (in their order) compiled in parallel and
+    timed with a few graph replays (`coarse_ms`): ({config: ms}, {config: why it failed, or why
+    these operands refuse it})."""
+    from kernels import autotune
+
+    try:
+        with autotune.fresh_search(len(configs), timer=coarse_ms, configs=configs):
+            prep.triton()
+    except autotune.NoCandidateRan as exc:  # (the incumbent is still timed in the fine pass)
+        return {}, dict(exc.failed)
+    search = autotune.last()
+    return dict(search.timings_ms), dict(search.failed)
+
+
 def kernel_path(cfg) -> tuple:
     """The code path a config runs (variant, late promotion, fma, swap-AB, the Gluon kernel's split
     of K, its clusters): the fine pass takes the fastest few of each."""
@@ -131,17 +145,20 @@ def tune_bucket(
     match: re.Pattern | None = None,
     each_path: int = 0,
     timings: dict | None = None,
+    rank=None,
 ) -> dict:
     """Rank the candidates on each cell of a bucket, time the best of each kernel path on all of
     the bucket's cells; returns the bucket's library entry.
 
-    Coarse pass (GPU): the launcher's own search on the first cell — candidates
+    Coarse pass (GPU, `rank`: `coarse_rank`): the first cell's candidates (`bucket_candidates`)
     compiled in parallel, each timed with a few graph replays (`coarse_ms`); then,
     with `refine` N, the other K steps, stage counts and splits of the N fastest
     output tiles (`targets.configs.siblings`), timed the same way; then each other
-    cell's own candidates, on that cell (`bucket_candidates`; the entry's `ranked_on`).
-    With `timings` (the library's coarse rankings), each cell's candidates are taken from its
-    space as the rankings of its nearest cells order it (`targets.prior`).
+    cell's own candidates, on that cell (the entry's `ranked_on`). With `timings` (the
+    library's coarse rankings), each cell's candidates are taken from its space as the
+    rankings of its nearest cells order it (`targets.prior`). (Until 2026-12-05 the first
+    cell's pass timed the launcher's own first candidates, as many as `bucket_candidates`
+    took: the configs `--each-path` added there were not the ones timed.)
     Fine pass: the `finalists` fastest of each kernel path (`finalists_of`) on each
     cell, checked against the float64 reference and timed with the suites' protocol,
     interleaved with each other and the native library, on every cell of the matrix
@@ -175,37 +192,25 @@ def tune_bucket(
         return {"key": None, "skipped": f"no candidate config matches {match.pattern!r}" if match else "no candidate"}
     coarse, failed = {}, {}  # (coarse: the first cell's ranking; each other cell's in ranked_on)
     ranked_on: dict[str, dict[str, float]] = {}
-    if spec.is_interpreter:
+    if rank is None and not spec.is_interpreter:
+        rank = coarse_rank
+    if rank is None:  # (the interpreter: nothing to rank by, every candidate to the fine pass)
         chosen = list(dict.fromkeys([*candidates, *(c for _, own in theirs for c in own)]))
     else:
-        if candidates:
-            try:
-                with autotune.fresh_search(len(candidates), timer=coarse_ms, configs=candidates if match else None):
-                    prep.triton()
-            except autotune.NoCandidateRan as exc:  # (the incumbent is still timed below)
-                failed = dict(exc.failed)
-            else:
-                search = autotune.last()
-                coarse, failed = dict(search.timings_ms), dict(search.failed)
+        if candidates:  # (what bucket_candidates took, in its order: not the launcher's own first ones)
+            coarse, failed = rank(prep, candidates)
         if refine:
             fastest = sorted((c for c in candidates if str(c) in coarse), key=lambda c: coarse[str(c)])
-            for cfg in siblings(fastest, [c for c in space if str(c) not in failed], refine):
-                try:
-                    coarse[str(cfg)] = coarse_ms(functools.partial(prep.triton, config=cfg))
-                except Exception as exc:  # noqa: BLE001 - a config that fails is a negative result
-                    failed[str(cfg)] = autotune.failure_reason(exc)
-                else:
-                    candidates.append(cfg)
+            more = [c for c in siblings(fastest, [c for c in space if str(c) not in failed], refine)
+                    if str(c) not in coarse]  # fmt: skip
+            if more:
+                ran, refused = rank(prep, more)
+                coarse.update(ran)
+                failed.update(refused)
+                candidates += [c for c in more if str(c) in ran]
         chosen = finalists_of(coarse, candidates, finalists)
         for cell, own in theirs:  # each other cell ranks its own candidates, its finalists join
-            try:
-                with autotune.fresh_search(len(own), timer=coarse_ms, configs=own):
-                    Prepared(cell, device).triton()
-            except autotune.NoCandidateRan as exc:
-                ran, refused = {}, exc.failed
-            else:
-                search = autotune.last()
-                ran, refused = search.timings_ms, search.failed
+            ran, refused = rank(Prepared(cell, device), own)
             ranked_on[cell.name] = dict(ran)
             for cfg, why in refused.items():
                 failed.setdefault(cfg, f"{cell.name}: {why}")

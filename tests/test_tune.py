@@ -738,3 +738,33 @@ def test_plan_prints_each_cells_candidates_without_a_gpu():
 def test_plan_and_order_reject_bad_input(args, message):
     proc = cli("tune", "--shapes", "64x64x64", *args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+def test_each_cell_is_ranked_over_the_candidates_bucket_candidates_took_in_their_order():
+    # The coarse pass (`rank`, on a GPU `coarse_rank`) gets each cell's candidates as
+    # bucket_candidates ordered them, the first cell's too (until 2026-12-05 its pass timed the
+    # launcher's own first candidates: --each-path's additions were not the ones timed there).
+    # Here `rank` stands in for the GPU's timer; the fine pass runs for real, in the interpreter.
+    from benchmarks.matrix import parse_cell
+    from ci.tune import bucket_candidates, tune_bucket
+    from targets import detect
+
+    spec = detect()
+    cells = [parse_cell(name)[1] for name in ("fp16 64x64x64", "fp16 50x60x40")]
+    space = bucket_candidates(spec, "fp16", cells[:1], None)[0]
+    assert len(space) >= 4
+    timings = {"fp16 64x64x128": {str(space[3]): 0.01, str(space[2]): 0.011, str(space[0]): 0.05}}
+    _, first, [(_, own)] = bucket_candidates(spec, "fp16", cells, 3, timings=timings)
+    assert first[:2] == [space[3], space[0]]  # the neighbour's fastest first, then the space's own first
+    asked = []
+
+    def rank(prep, configs):
+        asked.append((prep.cell.name, list(configs)))
+        return {str(c): 0.01 * (i + 1) for i, c in enumerate(configs)}, {}
+
+    entry = tune_bucket(cells, rounds=1, top_k=3, finalists=1, spec=spec, device="cpu", refine=0, timings=timings,
+                        rank=rank)  # fmt: skip
+    assert "error" not in entry, entry
+    assert asked == [("fp16 64x64x64", first), ("fp16 50x60x40", own)]
+    assert entry["ranked_ms"] == {str(c): 0.01 * (i + 1) for i, c in enumerate(first)}
+    assert str(first[0]) in entry["tried"]  # the fastest ranked went on to the fine pass
