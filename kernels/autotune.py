@@ -1,7 +1,8 @@
 """Choosing a launch config per problem, and remembering the choice.
 
 The space comes from `targets.candidate_configs` for the detected chip (never a
-hand list). On a GPU the first `top_k()` candidates are compiled and timed on
+hand list), in the order the tuned library's rankings of the nearest problems give
+where it has some (`targets.prior`). On a GPU the first `top_k()` candidates are compiled and timed on
 the real inputs and the fastest is cached under the problem's key (op, dtype,
 precision, layout, power-of-two shape bucket); configs that fail to compile
 are recorded as failed. In the interpreter nothing is timed: its timings carry
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 # Module-level imports only: `gemmwatch recheck` loads two trees' `kernels` into one process, and an
 # import inside a function would find whichever `targets` sys.modules holds then (the runner's), not
 # this tree's (its tuned library, its candidate space).
-from targets import MAX_CONFIGS, candidate_configs, detect, library, shape_bucket
+from targets import MAX_CONFIGS, candidate_configs, detect, library, prior, shape_bucket
 from targets.configs import GemmConfig
 
 DEFAULT_TOP_K = 12  # candidates timed per shape bucket; ~1 s of compile each
@@ -65,6 +66,11 @@ class ProblemKey:
     def library_key(self) -> str:
         """The key of this problem's bucket in the tuned-config library."""
         return library.entry_key(self.op, self.dtype, self.precision, self.layout, shape_bucket(self.M, self.N, self.K))
+
+    def cell_name(self) -> str:
+        """This problem named as a cell of the matrix (`fp16 4096x4096x4096`, `fp32-tf32 ...`)."""
+        dtype = f"{self.dtype}-{self.precision}" if self.dtype == "fp32" else self.dtype
+        return f"{dtype} {self.M}x{self.N}x{self.K}"
 
 
 @dataclass
@@ -332,9 +338,17 @@ def _launch_chosen(
 def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig], str | None]) -> list[GemmConfig]:
     """The target's candidates for this problem, best-ranked first, without those these operands cannot take:
     the first MAX_CONFIGS of them (refused ones do not take places: fp32's `kmajor_b` twins, ineligible for
-    ieee precision, are a third of its first candidates)."""
-    eligible = (c for c in candidate_configs(spec, key.dtype, key.M, key.N, key.K, limit=None) if not ineligible(c))
-    return list(itertools.islice(eligible, MAX_CONFIGS))
+    ieee precision, are a third of its first candidates). Where the tuned library holds rankings of
+    problems of the same kind, the space is taken in the order they give (`targets.prior`): a problem
+    the library has no entry for is autotuned over the configs its nearest cells ran fastest, with the
+    target's first guesses between them."""
+    import triton
+
+    space = candidate_configs(spec, key.dtype, key.M, key.N, key.K, limit=None)
+    timings = library.coarse_timings(spec.name, triton.__version__, key.library_key())
+    if timings:
+        space = prior.order(space, prior.predicted(timings, key.cell_name()))
+    return list(itertools.islice((c for c in space if not ineligible(c)), MAX_CONFIGS))
 
 
 def _runnable(

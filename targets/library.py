@@ -50,6 +50,7 @@ class Library:
     triton: str
     meta: dict = field(default_factory=dict)  # date, torch, cuda, device of the measurement
     entries: dict[str, dict] = field(default_factory=dict)
+    _timings: dict = field(default_factory=dict, repr=False, compare=False)  # (coarse_timings, by kind of key)
 
     def config_for(self, key: str, shape: tuple[int, int, int] | None = None) -> GemmConfig | None:
         """The bucket's config, or with `shape` (M, N, K), the config this exact shape ran fastest
@@ -131,6 +132,15 @@ class Library:
                 out.append(config)
         return out
 
+    def coarse_timings(self, like: str) -> dict[str, dict[str, float]]:
+        """The coarse rankings (`targets.prior.cell_timings`) of the entries of the same operation,
+        dtype, precision and layout as the key `like`: what orders an autotune's candidates for a
+        problem with no entry of its own."""
+        from targets import prior
+
+        kind = like.rsplit("|", 1)[0] + "|"
+        return prior.cell_timings({k: e for k, e in self.entries.items() if k.startswith(kind)})
+
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -189,6 +199,17 @@ def runners_up(target: str, triton_version: str, key: str) -> list[GemmConfig]:
     if os.environ.get(ENV_USE, "1") == "0":
         return []
     return _cached(target, triton_version, library_dir()).runners_up(key)
+
+
+def coarse_timings(target: str, triton_version: str, like: str) -> dict[str, dict[str, float]]:
+    """`Library.coarse_timings` of the library `lookup` reads (empty when it has none)."""
+    if os.environ.get(ENV_USE, "1") == "0":
+        return {}
+    lib = _cached(target, triton_version, library_dir())
+    kind = like.rsplit("|", 1)[0]
+    if kind not in lib._timings:
+        lib._timings[kind] = lib.coarse_timings(like)
+    return lib._timings[kind]
 
 
 _LOADED: dict[tuple, Library] = {}

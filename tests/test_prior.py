@@ -86,3 +86,50 @@ def test_on_the_h200_library_the_neighbours_order_finds_a_near_best_config_soone
     assert result["cells"] >= 140
     assert result["library"][8] >= 1.4 * result["space"][8]
     assert result["library"][24] > result["space"][24]
+
+
+def _run_matmul(tmp_path, env_extra):
+    """The config the launcher chooses for fp16 48x80x96 (no library entry) in a fresh interpreter process."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import torch, kernels\nfrom kernels import autotune\n"
+        "a = torch.randn(48, 96, dtype=torch.float16); b = torch.randn(96, 80, dtype=torch.float16)\n"
+        "out = kernels.matmul(a, b)\n"
+        "assert torch.allclose(out.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)\n"
+        "s = autotune.last(); print(s.method, s.config)\n"
+    )
+    env = {**os.environ, "TRITON_INTERPRET": "1", "GEMMWATCH_TUNED_DIR": str(tmp_path), **env_extra}
+    env.pop("GEMMWATCH_AUTOTUNE_CACHE", None)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def test_a_problem_without_an_entry_is_autotuned_in_the_order_its_neighbours_rankings_give(tmp_path):
+    # In the interpreter the launcher runs its first candidate untimed: the neighbour's fastest,
+    # where the library (of this target and Triton) has ranked a problem of the same kind near it.
+    import triton
+
+    from targets import candidate_configs, detect, library
+
+    spec = detect()
+    space = [str(c) for c in candidate_configs(spec, "fp16", 48, 80, 96, limit=None)]
+    assert len(space) >= 3
+    favourite = space[2]
+    ranking = {favourite: 0.010, space[0]: 0.020, space[1]: 0.021}
+    entries = {
+        "matmul|fp16|-|rowrow|64x128x256": {"cell": "fp16 48x80x192", "ranked_ms": ranking},
+        "matmul|bf16|-|rowrow|64x128x256": {
+            "cell": "bf16 48x80x96",
+            "ranked_ms": {space[1]: 0.01, favourite: 0.5, space[0]: 0.5},
+        },
+    }
+    library.Library(spec.name, triton.__version__, {}, entries).save(
+        library.library_path(spec.name, triton.__version__, tmp_path)
+    )
+    assert _run_matmul(tmp_path, {}) == ["ranked", favourite]  # (bf16's rankings: another kind of problem)
+    assert _run_matmul(tmp_path, {"GEMMWATCH_TUNED": "0"}) == ["ranked", space[0]]
