@@ -324,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="another Triton version's library of this target: where this version's library has no "
                           "entry for a bucket, that library's config (and its cells' own) is timed under this Triton "
                           "beside the candidates, as an incumbent; only what is timed is written (--top-k 0: the "
-                          "seed's configs alone, a quick library for a new Triton)")  # fmt: skip
+                          "seed's configs alone, a quick library for a new Triton); with --order library its "
+                          "rankings also order the candidates, for the cells this library has not ranked")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
                           "(e.g. 0.9), each tuned on all its cells, the slowest first")  # fmt: skip
