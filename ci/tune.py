@@ -638,9 +638,9 @@ def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -
         for cell, chosen in [(members[0], first), *theirs]:
             known = timed.get(cell.name, set())
             liked = prior.predicted(timings, cell.name) if timings else {}
-            picked = [c for c in chosen if liked.get(str(c), math.inf) <= prior.CAP]
-            new = sorted((c for c in picked if str(c) not in known), key=lambda c: liked[str(c)])
-            shown = ", ".join(f"{c} ({liked[str(c)]:.3f})" for c in new[:6]) + (", ..." if len(new) > 6 else "")
+            picked = [c for c in chosen if prior.score(liked, c) <= prior.CAP]
+            new = sorted((c for c in picked if str(c) not in known), key=lambda c: prior.score(liked, c))
+            shown = ", ".join(f"{c} ({prior.score(liked, c):.3f})" for c in new[:6]) + (", ..." if len(new) > 6 else "")
             print(f"    {cell.name}: {len(chosen)} candidates, {len(picked)} from its neighbours' rankings, "
                   f"{len(new)} of them never timed on it" + (f": {shown}" if new else ""), flush=True)  # fmt: skip
 

@@ -7,8 +7,8 @@ guess, and a tune can time only the head of it: of the library's 136 fp16/bf16/f
 among their space's first 24, and some past the 1,000th. Cells alike in shape run alike configs, so
 the timings of the nearest cells order a cell's space far better. Over the library's 154 cells
 with a ranking of at least 8 configs, each cell's own ranking left out, the space's first 8 held a
-config within 1% of the fastest the cell's ranking timed in 75 cells, the first 8 of `order` in 126
-(116 and 143 of the first 24; with the other dtype of the shape left out too, 111 and 139:
+config within 1% of the fastest the cell's ranking timed in 75 cells, the first 8 of `order` in 127
+(116 and 143 of the first 24; with the other dtype of the shape left out too, 112 and 139:
 docs/BENCHMARKS.md, 2026-12-05, `evaluate`).
 
 A neighbour is a cell of the same dtype family (fp16 and bf16 are one; fp8 another; each fp32
@@ -22,12 +22,13 @@ the neighbours that timed it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 # How fast a neighbour's weight falls with distance (in log2 units of M, N and K summed): on the
-# H200 library (`evaluate`) 0.5, 1 and 2 put a near-best config among the first 8 in 128, 126 and
-# 125 of 154 cells (111-115 with the shape's other dtype left out too): 1, the middle.
+# H200 library (`evaluate`) 0.5, 1 and 2 put a near-best config among the first 8 in 129, 127 and
+# 126 of 154 cells (112-116 with the shape's other dtype left out too): 1, the middle.
 TAU = 1.0
 # Between fp16 and bf16 (one family, other rounding and conversion code).
 OTHER_DTYPE = 0.5
@@ -59,6 +60,18 @@ class CellName(NamedTuple):
     @property
     def shape(self) -> tuple[int, int, int]:
         return self.M, self.N, self.K
+
+
+def semantic(config: str) -> str:
+    """A config's name with what its cell's shape decides left out: the extra columns beside a
+    Gluon tile (`-xn8`, `-xn32`: the width that fills the SMs' waves for that shape), so that a
+    neighbour's extra-column tile predicts this cell's (fp8 128x4608x3584's 64 x 72 tile and
+    128x6144x4096's 64 x 96 are both `...-gluon-ws-xn`). On the H200 library it adds 0-2 cells to
+    each row of `evaluate`."""
+    return _EXTRA_N.sub("-xn", config)
+
+
+_EXTRA_N = re.compile(r"-xn\d+")
 
 
 def family(dtype: str) -> str:
@@ -107,7 +120,7 @@ def timed(entries: Mapping[str, dict]) -> dict[str, set[str]]:
 
 
 def predicted(timings: Mapping[str, Mapping[str, float]], cell: str, *, leave_out: Iterable[str] = ()) -> dict:
-    """{config: predicted time relative to `cell`'s fastest} from the timings of `cell`'s
+    """{config (`semantic` name): predicted time relative to `cell`'s fastest} from the timings of `cell`'s
     neighbours; `cell`'s own timings and those of the cells in `leave_out` are not used (a tune
     re-times its own incumbents anyway; an evaluation leaves out what it tests)."""
     target = CellName.parse(cell)
@@ -125,17 +138,25 @@ def predicted(timings: Mapping[str, Mapping[str, float]], cell: str, *, leave_ou
             continue
         w = math.exp(-d / TAU)
         fastest = min(times.values())
+        alike: dict[str, float] = {}
         for config, ms in times.items():
+            alike[semantic(config)] = min(ms, alike.get(semantic(config), math.inf))
+        for config, ms in alike.items():
             weighted[config] = weighted.get(config, 0.0) + w * math.log(ms / fastest)
             weights[config] = weights.get(config, 0.0) + w
     return {c: math.exp(weighted[c] / weights[c]) for c in weighted if weights[c] > 1e-9}
+
+
+def score(prediction: Mapping[str, float], config) -> float:
+    """`config`'s predicted time relative to the fastest (`predicted`; inf where none)."""
+    return prediction.get(semantic(str(config)), math.inf)
 
 
 def order(space: list, prediction: Mapping[str, float], cap: float = CAP) -> list:
     """`space` reordered: the configs the neighbours predict within `cap` of the fastest, fastest
     first, alternating with the space's own order (its best guesses, which also reach the kernel
     paths and configs no neighbour has timed), each config once."""
-    liked = sorted((c for c in space if prediction.get(str(c), math.inf) <= cap), key=lambda c: prediction[str(c)])
+    liked = sorted((c for c in space if score(prediction, c) <= cap), key=lambda c: score(prediction, c))
     out, seen = [], set()
     for pair in zip(liked + [None] * (len(space) - len(liked)), space, strict=False):
         for cfg in pair:

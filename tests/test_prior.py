@@ -133,3 +133,14 @@ def test_a_problem_without_an_entry_is_autotuned_in_the_order_its_neighbours_ran
     )
     assert _run_matmul(tmp_path, {}) == ["ranked", favourite]  # (bf16's rankings: another kind of problem)
     assert _run_matmul(tmp_path, {"GEMMWATCH_TUNED": "0"}) == ["ranked", space[0]]
+
+
+def test_a_neighbours_extra_column_tile_predicts_this_cells_whatever_their_widths():
+    # The extra columns beside a Gluon tile follow each shape's waves: 64 x 72 on fp8 128x4608,
+    # 64 x 96 on 128x6144. A neighbour's fastest extra-column tile stands for this cell's.
+    timings = {"fp8_e4m3 128x4608x3584": {"T-gluon-ws-xn8": 1.0, "T-gluon-ws": 1.2, "U-sk2-xn8": 1.5}}
+    got = prior.predicted(timings, "fp8_e4m3 128x6144x4096")
+    assert prior.score(got, "T-gluon-ws-xn32") == pytest.approx(1.0)
+    assert prior.score(got, "U-sk2-xn16") == pytest.approx(1.5)
+    assert prior.score(got, "V") == math.inf
+    assert prior.order(["T-gluon-ws", "V", "T-gluon-ws-xn32"], got) == ["T-gluon-ws-xn32", "T-gluon-ws", "V"]
