@@ -28,18 +28,14 @@ BAD = ("wrong", "failed", "faulted", "hung")
 def configs_of(cell, names: list[str] | None, match: re.Pattern | None) -> list:
     """The configs to probe on `cell`: those named, else the running target's candidates (all of
     them, not only the first MAX_CONFIGS), narrowed by `match` on their names."""
-    import torch
-
-    from benchmarks.cells import DTYPES
-    from kernels import DTYPE_NAMES
-    from targets import candidate_configs, detect
+    from ci.tune import space_of
+    from targets import detect
     from targets.configs import config_from_name
 
     if names:
         configs = [config_from_name(name) for name in names]
     else:  # (the operands' dtype, named as the tune names it: "fp32-tf32" -> "fp32")
-        operands = DTYPE_NAMES[getattr(torch, DTYPES[cell.dtype][0])]
-        configs = candidate_configs(detect(), operands, cell.M, cell.N, cell.K, limit=None)
+        configs = space_of(detect(), cell)
     return [c for c in configs if match is None or match.search(str(c))]
 
 

@@ -102,6 +102,25 @@ def with_each_path(chosen: list, space: list, each_path: int) -> list:
     return out
 
 
+def operand_dtype(dtype: str) -> str:
+    """A matrix dtype's operands as the kernels and the candidate space name them ("fp32-tf32" and
+    "fp32-ieee" -> "fp32", "fp8_e4m3-fastacc" -> "fp8_e4m3")."""
+    import torch
+
+    from benchmarks.cells import DTYPES
+    from kernels import DTYPE_NAMES
+
+    return DTYPE_NAMES[getattr(torch, DTYPES[dtype][0])]
+
+
+def space_of(spec, cell) -> list:
+    """The target's whole candidate space for a cell (anything with dtype, M, N and K: a matrix
+    `Cell`, a `targets.prior.CellName`)."""
+    from targets import candidate_configs
+
+    return candidate_configs(spec, operand_dtype(cell.dtype), cell.M, cell.N, cell.K, limit=None)
+
+
 def coarse_rank(prep, configs: list) -> tuple[dict[str, float], dict[str, str]]:
     """The coarse pass on one cell: each of `configs` (in their order) compiled in parallel and
     timed with a few graph replays (`coarse_ms`): ({config: ms}, {config: why it failed, or why
@@ -621,10 +640,6 @@ def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -
     """`--plan`: what each bucket's coarse pass would time on each of its cells, and which of those
     the library's rankings of its neighbours put there (and of them, those `entries` never timed
     on the cell, the most promising first)."""
-    import torch
-
-    from benchmarks.cells import DTYPES
-    from kernels import DTYPE_NAMES
     from targets import prior
 
     match = re.compile(args.match) if args.match else None
@@ -632,8 +647,9 @@ def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -
     order = "each cell's space ordered by its neighbours' rankings" if timings else "the target's order"
     print(f"gemmwatch tune --plan: target {spec.name}, {len(buckets)} buckets, candidates in {order}", flush=True)
     for i, members in enumerate(buckets.values(), 1):
-        dtype = DTYPE_NAMES[getattr(torch, DTYPES[members[0].dtype][0])]
-        _, first, theirs = bucket_candidates(spec, dtype, members, args.top_k, match, args.each_path, timings)
+        _, first, theirs = bucket_candidates(
+            spec, operand_dtype(members[0].dtype), members, args.top_k, match, args.each_path, timings
+        )
         print(f"[{i}/{len(buckets)}] {' + '.join(c.name for c in members)}")
         for cell, chosen in [(members[0], first), *theirs]:
             known = timed.get(cell.name, set())

@@ -139,7 +139,9 @@ class Library:
         from targets import prior
 
         kind = like.rsplit("|", 1)[0] + "|"
-        return prior.cell_timings({k: e for k, e in self.entries.items() if k.startswith(kind)})
+        if kind not in self._timings:  # (computed once per kind: the launcher asks for each new problem)
+            self._timings[kind] = prior.cell_timings({k: e for k, e in self.entries.items() if k.startswith(kind)})
+        return self._timings[kind]
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,11 +207,7 @@ def coarse_timings(target: str, triton_version: str, like: str) -> dict[str, dic
     """`Library.coarse_timings` of the library `lookup` reads (empty when it has none)."""
     if os.environ.get(ENV_USE, "1") == "0":
         return {}
-    lib = _cached(target, triton_version, library_dir())
-    kind = like.rsplit("|", 1)[0]
-    if kind not in lib._timings:
-        lib._timings[kind] = lib.coarse_timings(like)
-    return lib._timings[kind]
+    return _cached(target, triton_version, library_dir()).coarse_timings(like)
 
 
 _LOADED: dict[tuple, Library] = {}

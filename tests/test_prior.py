@@ -1,5 +1,6 @@
 """The tune's candidate order from the library's rankings of a cell's neighbours (targets.prior)."""
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -73,16 +74,11 @@ def test_on_the_h200_library_the_neighbours_order_finds_a_near_best_config_soone
     # The library's own rankings, each cell's left out: the order must beat the target's where a
     # tune cuts it (the first 8 and 24). Under Triton 3.6 on the H200 it was 75 -> 126 of 154 and
     # 116 -> 143 (docs/BENCHMARKS.md, 2026-12-05); another Triton offers another space.
-    from targets import candidate_configs, get
+    from ci.tune import space_of
+    from targets import get
 
     data = json.loads(H200_36.read_text())
-    spec = get(data["target"])
-    dtypes = {"fp8_e4m3-fastacc": "fp8_e4m3", "fp32-ieee": "fp32", "fp32-tf32": "fp32"}
-
-    def space_of(cell):
-        return candidate_configs(spec, dtypes.get(cell.dtype, cell.dtype), cell.M, cell.N, cell.K, limit=None)
-
-    result = prior.evaluate(data["entries"], space_of, ks=(8, 24))
+    result = prior.evaluate(data["entries"], functools.partial(space_of, get(data["target"])), ks=(8, 24))
     assert result["cells"] >= 140
     assert result["library"][8] >= 1.4 * result["space"][8]
     assert result["library"][24] > result["space"][24]

@@ -5,25 +5,24 @@
 (under the library's Triton version: the space it offers depends on it).
 """
 
+import functools
 import json
 import sys
 
-from targets import candidate_configs, get
+from ci.tune import space_of
+from targets import get
 from targets.prior import evaluate
-
-SPACE_DTYPE = {"fp8_e4m3-fastacc": "fp8_e4m3", "fp32-ieee": "fp32", "fp32-tf32": "fp32"}
 
 
 def main(path: str) -> None:
     data = json.load(open(path))
     spec = get(data["target"])
 
-    def space_of(cell):
-        return candidate_configs(spec, SPACE_DTYPE.get(cell.dtype, cell.dtype), cell.M, cell.N, cell.K, limit=None)
+    space = functools.partial(space_of, spec)
 
     print(f"{path}: Triton {data['triton']}, {len(data['entries'])} entries")
     for by_shape, what in ((False, "its own ranking"), (True, "the rankings of every dtype of its shape")):
-        result = evaluate(data["entries"], space_of, by_shape=by_shape)
+        result = evaluate(data["entries"], space, by_shape=by_shape)
         print(f"\neach cell with {what} left out: {result['cells']} cells")
         print("| first k | the target's order | the library's order |\n|---|---|---|")
         for k in result["space"]:

@@ -5,14 +5,15 @@ rankings as `evaluate.py` judges (no GPU; under Triton 3.6.0, from the repositor
     python3 docs/results/2026-12-05a-tune-order/history.py
 """
 
+import functools
 import json
 import subprocess
 
 import targets.prior as P
-from targets import candidate_configs, get
+from ci.tune import space_of
+from targets import get
 
 PATH = "targets/tuned/h200-triton3.6.0.json"
-SPACE_DTYPE = {"fp8_e4m3-fastacc": "fp8_e4m3", "fp32-ieee": "fp32", "fp32-tf32": "fp32"}
 
 
 def git(*args: str) -> str:
@@ -29,8 +30,7 @@ def main() -> None:
     current = json.load(open(PATH))
     spec = get(current["target"])
 
-    def space_of(cell):
-        return candidate_configs(spec, SPACE_DTYPE.get(cell.dtype, cell.dtype), cell.M, cell.N, cell.K, limit=None)
+    space = functools.partial(space_of, spec)
 
     now = sum(map(len, P.cell_timings(current["entries"]).values()))
     print(f"{len(revisions)} versions: {sum(map(len, merged.values()))} timings over {len(merged)} cells "
@@ -42,7 +42,7 @@ def main() -> None:
 
     for label, predict in (("current rankings", own), ("every ranking of the history", from_history)):
         P.predicted = predict
-        row = [P.evaluate(current["entries"], space_of, by_shape=b)["library"] for b in (False, True)]
+        row = [P.evaluate(current["entries"], space, by_shape=b)["library"] for b in (False, True)]
         print(f"{label}: first k -> cells: {row[0]}; the shape's other dtype left out too: {row[1]}")
     P.predicted = own
 
