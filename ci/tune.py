@@ -489,9 +489,16 @@ def main(args) -> int:
     def timings() -> dict | None:  # this library's coarse rankings as they stand (and the seed's, for its cells alone)
         if args.order != "library":
             return None
-        from targets import prior
+        return {**borrowed[1], **prior_rankings(lib, seed)}
 
-        return {**(prior.cell_timings(seed.entries) if seed is not None else {}), **prior.cell_timings(lib.entries)}
+    # A chip's first tune (no rankings of its own yet): those of the sibling of the same die order it,
+    # its own cells' rankings taking their place as the tune makes them.
+    borrowed = (None, {})
+    if args.order == "library" and not prior_rankings(lib, seed):
+        borrowed = library.sibling_timings(spec.name, triton.__version__, lambda other: prior_rankings(other, None))
+        if borrowed[0]:
+            print(f"gemmwatch tune: no coarse rankings for {spec.name} yet; the candidates are taken in the order "
+                  f"the rankings of {borrowed[0]} (the same die) give", flush=True)  # fmt: skip
 
     began_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     lib.meta = {
@@ -684,6 +691,13 @@ def seed_time_ms(seed_entry: dict | None, cell: str) -> float | None:
     if seed_entry.get("cell") == cell:
         return seed_entry.get("time_ms")
     return ((seed_entry.get("cells") or {}).get(cell) or {}).get("time_ms")
+
+
+def prior_rankings(lib, seed) -> dict:
+    """The coarse rankings (`targets.prior.cell_timings`) of a library and its seed's (None: none)."""
+    from targets import prior
+
+    return {**(prior.cell_timings(seed.entries) if seed is not None else {}), **prior.cell_timings(lib.entries)}
 
 
 def load_seed(path: Path, target: str, triton_version: str):

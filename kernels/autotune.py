@@ -341,7 +341,8 @@ def _eligible_candidates(spec, key: ProblemKey, ineligible: Callable[[GemmConfig
     ieee precision, are a third of its first candidates). Where the tuned library holds rankings of
     problems of the same kind, the space is taken in the order they give (`targets.prior`): a problem
     the library has no entry for is autotuned over the configs its nearest cells ran fastest, with the
-    target's first guesses between them."""
+    target's first guesses between them. A chip with no rankings of its own takes those of a chip of
+    the same die (`targets.catalogue.siblings`: an untuned H100 SXM the H200's)."""
     import triton
 
     space = candidate_configs(spec, key.dtype, key.M, key.N, key.K, limit=None)

@@ -153,6 +153,20 @@ DEVICE_NAME_PATTERNS: tuple[tuple[str, str], ...] = (
 )
 
 
+def siblings(spec: TargetSpec) -> tuple[TargetSpec, ...]:
+    """The other catalogue targets of `spec`'s die: the same vendor, architecture and SM count (the
+    H100 SXM and the H200 share GH100; their memories differ). Where a target has no tuned rankings
+    of its own, a sibling's order its candidates (`targets.library.coarse_timings`): never its
+    configs, which are measured on its own memory system."""
+    if spec.arch == CPU_INTERPRETER.arch:
+        return ()
+    return tuple(
+        other
+        for name, other in sorted(CATALOGUE.items())
+        if name != spec.name and (other.vendor, other.arch, other.sm_count) == (spec.vendor, spec.arch, spec.sm_count)
+    )
+
+
 def get(name: str) -> TargetSpec:
     """The catalogue entry called `name`; a KeyError listing the known names otherwise."""
     try:

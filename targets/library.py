@@ -204,10 +204,31 @@ def runners_up(target: str, triton_version: str, key: str) -> list[GemmConfig]:
 
 
 def coarse_timings(target: str, triton_version: str, like: str) -> dict[str, dict[str, float]]:
-    """`Library.coarse_timings` of the library `lookup` reads (empty when it has none)."""
+    """`Library.coarse_timings` of the library `lookup` reads; where it has no rankings of that kind,
+    those of the first sibling target (`targets.catalogue.siblings`: the same die) whose library for
+    this Triton version has some; empty when none has."""
     if os.environ.get(ENV_USE, "1") == "0":
         return {}
-    return _cached(target, triton_version, library_dir()).coarse_timings(like)
+    return sibling_timings(target, triton_version, lambda lib: lib.coarse_timings(like))[1]
+
+
+def sibling_timings(target: str, triton_version: str, rankings) -> tuple[str | None, dict[str, dict[str, float]]]:
+    """(whose, `rankings(library)`) of this target's library for this Triton version, else of the
+    first of its siblings' (`targets.catalogue.siblings`, by name) that gives any: the order of a
+    chip whose own library is empty, taken from the chip of the same die that has been tuned.
+    (None, {}) when none gives any."""
+    from targets import catalogue
+
+    directory = library_dir()
+    found = rankings(_cached(target, triton_version, directory))
+    if found:
+        return target, found
+    if target in catalogue.CATALOGUE:
+        for other in catalogue.siblings(catalogue.get(target)):
+            found = rankings(_cached(other.name, triton_version, directory))
+            if found:
+                return other.name, found
+    return None, {}
 
 
 _LOADED: dict[tuple, Library] = {}

@@ -140,3 +140,29 @@ def test_a_neighbours_extra_column_tile_predicts_this_cells_whatever_their_width
     assert prior.score(got, "U-sk2-xn16") == pytest.approx(1.5)
     assert prior.score(got, "V") == math.inf
     assert prior.order(["T-gluon-ws", "V", "T-gluon-ws-xn32"], got) == ["T-gluon-ws-xn32", "T-gluon-ws", "V"]
+
+
+def test_a_chip_with_no_rankings_borrows_those_of_its_die_and_never_another_dies(tmp_path, monkeypatch):
+    # The H100 SXM and the H200 share GH100 (vendor, architecture, SM count); an untuned H100's
+    # autotune takes its candidates in the order the H200's rankings give, until its own exist.
+    from targets import catalogue, library
+
+    assert [s.name for s in catalogue.siblings(catalogue.get("h100-sxm"))] == ["h200"]
+    assert [s.name for s in catalogue.siblings(catalogue.get("h200"))] == ["h100-sxm"]
+    assert catalogue.siblings(catalogue.get("a100-80gb")) == ()
+    assert catalogue.siblings(catalogue.get("cpu-interpreter")) == ()
+
+    monkeypatch.setenv(library.ENV_DIR, str(tmp_path))
+    like = "matmul|fp16|-|rowrow|16x4096x4096"
+    h200 = {like: _entry("fp16 16x4096x4096", {"c1": 0.01, "c2": 0.02})}
+    library.Library("h200", "9.9.9", {}, h200).save(library.library_path("h200", "9.9.9", tmp_path))
+    assert library.coarse_timings("h100-sxm", "9.9.9", like) == {"fp16 16x4096x4096": {"c1": 0.01, "c2": 0.02}}
+    assert library.coarse_timings("h100-sxm", "9.9.8", like) == {}  # (another Triton: nobody's)
+    assert library.coarse_timings("a100-80gb", "9.9.9", like) == {}  # (another die)
+    assert library.coarse_timings("h100-sxm", "9.9.9", "matmul|bf16|-|rowrow|16x4096x4096") == {}
+
+    own = {like: _entry("fp16 16x4096x8192", {"c2": 0.03})}
+    library.Library("h100-sxm", "9.9.9", {}, own).save(library.library_path("h100-sxm", "9.9.9", tmp_path))
+    assert library.coarse_timings("h100-sxm", "9.9.9", like) == {"fp16 16x4096x8192": {"c2": 0.03}}
+    monkeypatch.setenv(library.ENV_USE, "0")
+    assert library.coarse_timings("h100-sxm", "9.9.9", like) == {}

@@ -727,6 +727,33 @@ def test_plan_prints_each_cells_candidates_without_a_gpu():
     assert "0 from its neighbours' rankings" in plain.stdout
 
 
+def test_plan_of_an_untuned_chip_takes_the_order_of_its_sibling_of_the_same_die(tmp_path):
+    # No library for the H100 SXM: its first tune's candidates come in the order the H200's rankings
+    # give (here a neighbour's, of twice the columns, ranking two one-row FMA configs first).
+    from targets import candidate_configs, catalogue
+
+    spec = catalogue.get("h200")
+    space = [str(c) for c in candidate_configs(spec, "fp8_e4m3", 1, 3584, 3584, limit=None)]
+    fma = [c for c in space if c.endswith("-fma")][:2]
+    ranked = {fma[1]: 0.010, fma[0]: 0.011, space[0]: 0.020}  # (the last past prior.CAP: left to the space's order)
+    entries = {"matmul|fp8_e4m3|-|rowrow|1x8192x4096": {"cell": "fp8_e4m3 1x7168x3584", "ranked_ms": ranked}}
+    library.Library("h200", triton.__version__, {}, entries).save(
+        library.library_path("h200", triton.__version__, tmp_path)
+    )
+    args = ("tune", "--plan", "--shapes", "1x3584x3584", "--dtypes", "fp8_e4m3", "--top-k", "8")
+    proc = cli(*args, "--target", "h100-sxm", env={"GEMMWATCH_TUNED_DIR": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "no coarse rankings for h100-sxm yet; the candidates are taken in the order the rankings of h200" in (
+        proc.stdout
+    )
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("fp8_e4m3 1x3584x3584:"))
+    assert line.endswith(
+        f"2 from its neighbours' rankings, 2 of them never timed on it: {fma[1]} (1.000), {fma[0]} (1.100)"
+    ), line
+    other = cli(*args, "--target", "a100-80gb", env={"GEMMWATCH_TUNED_DIR": str(tmp_path)})  # (another die)
+    assert other.returncode == 0 and "candidates in the target's order" in other.stdout, other.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
