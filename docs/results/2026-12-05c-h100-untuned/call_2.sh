@@ -5,8 +5,6 @@
 # took ~8-10 s a cell in call 1 and was cut after 55 of 122 cells. Measures how the H200's configs
 # fare against cuBLAS on the H100 and the A/A noise of the protocol on a second chip.
 set -uo pipefail
-out=${OUT:-/tmp/out}
-source docs/results/2026-12-03g-h200-flush/box.sh
 mkdir -p /tmp/tuned-h100
 python3 - <<'PY'
 import json
@@ -15,11 +13,5 @@ d["target"] = "h100-sxm"
 d.setdefault("meta", {})["borrowed_from"] = "h200"
 json.dump(d, open("/tmp/tuned-h100/h100-sxm-triton3.6.0.json", "w"))
 PY
-export GEMMWATCH_TUNED_DIR=/tmp/tuned-h100
-start=$(date +%s)
-for run in cold warm; do
-  left=$((${DEADLINE:-500} - ($(date +%s) - start)))
-  [ "$left" -gt 120 ] || { echo "$run: skipped, $left s left"; continue; }
-  TRITON_CACHE_DIR=/tmp/tc-default GEMMWATCH_NATIVE_KERNELS=1 RUNS="$run" INJECT= \
-    PACK=$out/ev-default-$run.tgz WORK=/tmp/w-default-$run bash ci/gpu_evidence.sh /tmp/ev-default-$run "$left" 2>&1 | tail -n 5
-done
+# (box.sh, which call_5.sh sources, keeps a GEMMWATCH_TUNED_DIR already set)
+GEMMWATCH_TUNED_DIR=/tmp/tuned-h100 exec bash docs/results/2026-12-03i-h200-arena/call_5.sh
