@@ -296,6 +296,32 @@ def execute(plan: RunPlan, *, interpreter: bool, machine_info: dict[str, str]) -
     return 0
 
 
+def library_notice(target: str, triton_version: str, top_k: int | None = None) -> str | None:
+    """What a GPU run says before it starts when this target has no tuned library for this Triton
+    version (`targets/tuned/<target>-triton<version>.json`, or GEMMWATCH_TUNED_DIR's): every bucket
+    then autotunes its first candidates in the gate, and so takes seconds a cell (8-10 s a cell on the
+    H100 SXM, whose cold run was cut after 55 of 122 matmul cells in 560 s: docs/BENCHMARKS.md,
+    2026-12-05 third session). None when the library exists."""
+    from kernels.autotune import DEFAULT_TOP_K
+    from targets import catalogue, library
+
+    directory = library.library_dir()
+    if library.library_path(target, triton_version, directory).exists():
+        return None
+    order = "the target's own order"
+    if target in catalogue.CATALOGUE:
+        for other in catalogue.siblings(catalogue.get(target)):
+            if library.library_path(other.name, triton_version, directory).exists():
+                order = f"the order of {other.name}'s rankings (the same die; never its configs)"
+                break
+    return (
+        f"gemmwatch run: no tuned library for {target} under Triton {triton_version} "
+        f"({library.library_path(target, triton_version, directory)}): each shape bucket autotunes its first "
+        f"{top_k or DEFAULT_TOP_K} candidates, in {order}, which takes seconds a cell and may choose differently "
+        f"from run to run; `gemmwatch tune` writes the library"
+    )
+
+
 def suite_context_cells(context_dir: Path) -> dict[str, dict]:
     """{cell: entry} from the suites' context files of one run (`<Suite>.json`; run.json is their merge)."""
     cells: dict[str, dict] = {}
@@ -470,6 +496,9 @@ def main(args) -> int:
         f"on {mode}; triton {info['triton']}, torch {info['torch']}",
         flush=True,
     )
+    notice = None if interpreter else library_notice(info["target"], info["triton"], plan.autotune_top_k)
+    if notice:
+        print(notice, flush=True)
     try:
         return execute(plan, interpreter=interpreter, machine_info={k: str(v) for k, v in info.items()})
     except RunError as err:

@@ -250,3 +250,20 @@ def test_the_gpu_evidence_script_refuses_code_changes_its_runs_would_not_measure
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert git(repo, "rev-parse", "HEAD") != head and not git(repo, "status", "--porcelain", "--", "kernels")
     assert "committed the checkout's changes" in proc.stdout
+
+
+def test_a_gpu_run_on_a_chip_with_no_tuned_library_says_so_before_it_starts(tmp_path, monkeypatch):
+    from ci.run import library_notice
+
+    monkeypatch.setenv("GEMMWATCH_TUNED_DIR", str(tmp_path))
+    notice = library_notice("h100-sxm", "3.6.0")
+    assert "no tuned library for h100-sxm under Triton 3.6.0" in notice
+    assert "first 12 candidates, in the target's own order" in notice
+    assert str(tmp_path / "h100-sxm-triton3.6.0.json") in notice
+    (tmp_path / "h200-triton3.6.0.json").write_text("{}")
+    assert "in the order of h200's rankings (the same die" in library_notice("h100-sxm", "3.6.0", 4)
+    assert "first 4 candidates" in library_notice("h100-sxm", "3.6.0", 4)
+    assert "h200" not in library_notice("a100-80gb", "3.6.0")  # another die borrows nothing
+    assert "h200" not in library_notice("h100-sxm", "3.9.0")  # nor another Triton version
+    (tmp_path / "h100-sxm-triton3.6.0.json").write_text("{}")
+    assert library_notice("h100-sxm", "3.6.0") is None
