@@ -321,10 +321,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--fresh", action="store_true", help="with --dir: start an empty library there instead (no incumbents timed)"
     )
     tun.add_argument("--seed", metavar="LIBRARY.json",
-                     help="another Triton version's library of this target: where this version's library has no "
-                          "entry for a bucket, that library's config (and its cells' own) is timed under this Triton "
-                          "beside the candidates, as an incumbent; only what is timed is written (--top-k 0: the "
-                          "seed's configs alone, a quick library for a new Triton); with --order library its "
+                     help="another Triton version's library of this target, or a library of a chip of the same "
+                          "die (the H200's for the H100 SXM): where this target's library for this Triton has no "
+                          "entry for a bucket, that library's config (and its cells' own) is timed here beside the "
+                          "candidates, as an incumbent; only what is timed is written (--top-k 0: the seed's configs "
+                          "alone, a quick library for a new Triton or a new chip); with --order library its "
                           "rankings also order the candidates, for the cells this library has not ranked")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "

@@ -589,11 +589,14 @@ def main(args) -> int:
         entry["measured"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         if entry["incumbent"] and seed is not None and incumbents.from_seed(key):
             entry["incumbent"]["triton"] = seed.triton  # (the seed's config, timed under this Triton)
+            if seed.target != spec.name:
+                entry["incumbent"]["target"] = seed.target  # (a sibling chip's config, timed on this one)
             before = seed_time_ms(seed.entries.get(key), entry["cell"])
             if before:
-                entry["incumbent"]["seed_time_ms"] = before  # (under the seed's Triton, as it recorded)
+                entry["incumbent"]["seed_time_ms"] = before  # (where the seed was measured, as it recorded)
                 now = entry["incumbent"]["time_ms"]
-                if now is None or now > before * SEED_REGRESSION:
+                # (a Triton regression is judged on the same chip: another memory system times otherwise)
+                if seed.target == spec.name and (now is None or now > before * SEED_REGRESSION):
                     regressed.append((members, entry["incumbent"]["config"], before, now))
                     print(f"[{i}/{len(buckets)}] {cell.name}: the seed's config {entry['incumbent']['config']} "
                           + (f"takes {now:.4f} ms under Triton {triton.__version__}, {now / before:.1f}x its "
@@ -609,7 +612,11 @@ def main(args) -> int:
         was = entry["incumbent"]
         verdict = ""
         if was:
-            whose = f" (Triton {was['triton']}'s)" if was.get("triton") else ""
+            whose = (
+                f" ({was['target']}'s, Triton {was['triton']})"
+                if was.get("target")
+                else (f" (Triton {was['triton']}'s)" if was.get("triton") else "")
+            )
             verdict = (
                 f"; kept the incumbent{whose}"
                 if was["config"] == str(GemmConfig(**entry["config"]))
@@ -701,8 +708,10 @@ def prior_rankings(lib, seed) -> dict:
 
 
 def load_seed(path: Path, target: str, triton_version: str):
-    """The library `--seed` names: of this target, measured with another Triton version."""
-    from targets import library
+    """The library `--seed` names: of this target, measured with another Triton version, or of a
+    sibling of this target's die (`targets.catalogue.siblings`: the H200's for a first H100 SXM
+    library), measured on that chip with any Triton version."""
+    from targets import catalogue, library
 
     try:
         data = json.loads(path.read_text())
@@ -712,16 +721,20 @@ def load_seed(path: Path, target: str, triton_version: str):
         raise ValueError(f"not a tuned-config library (not JSON: {err})") from None
     if not isinstance(data, dict) or not isinstance(data.get("entries"), dict) or "triton" not in data:
         raise ValueError("not a tuned-config library (no 'triton' and 'entries')")
-    if data.get("target") != target:
-        raise ValueError(f"a library of target {data.get('target')!r}; this is {target!r}")
-    if data["triton"] == triton_version:
+    sibling_names = (
+        [other.name for other in catalogue.siblings(catalogue.get(target))] if target in catalogue.CATALOGUE else []
+    )
+    if data.get("target") != target and data.get("target") not in sibling_names:
+        also = f" or of a chip of its die ({', '.join(sibling_names)})" if sibling_names else ""
+        raise ValueError(f"a library of target {data.get('target')!r}; expected one of {target!r}{also}")
+    if data.get("target") == target and data["triton"] == triton_version:
         raise ValueError(f"this Triton's own library ({triton_version}): tune with --dir (it starts from it) instead")
-    return library.Library(target, data["triton"], data.get("meta", {}), data["entries"])
+    return library.Library(data["target"], data["triton"], data.get("meta", {}), data["entries"])
 
 
 class Seeded:
     """The incumbents a seeded tune times: this Triton's library entry where it has one, else the
-    seed's (another Triton version's) entry, re-timed under this Triton, never copied as it is."""
+    seed's (another Triton version's, or a sibling chip's) entry, re-timed here, never copied as it is."""
 
     def __init__(self, lib, seed):
         self.lib, self.seed = lib, seed
