@@ -673,7 +673,10 @@ def test_the_seeds_figure_is_read_for_the_entrys_first_cell_or_one_of_its_cells(
     [
         (None, "no such file"),
         ("{", "not a tuned-config library (not JSON"),
-        ({"target": "h200", "triton": "0.0.1", "entries": {}}, "a library of target 'h200'; expected one of 'cpu-interpreter'"),
+        (
+            {"target": "h200", "triton": "0.0.1", "entries": {}},
+            "a library of target 'h200'; expected one of 'cpu-interpreter'",
+        ),
         ({"target": "cpu-interpreter", "triton": triton.__version__, "entries": {}}, "this Triton's own library"),
         ({"target": "cpu-interpreter", "entries": {}}, "not a tuned-config library (no 'triton' and 'entries')"),
     ],
@@ -702,7 +705,9 @@ def test_a_chip_of_the_same_die_seeds_a_first_library_and_another_die_does_not(t
     for version in (triton.__version__, "0.0.1"):  # (a sibling's, under this Triton or another)
         seed = load_seed(library_file("h200", version), "h100-sxm", triton.__version__)
         assert (seed.target, seed.triton, list(seed.entries)) == ("h200", version, ["k"])
-    with pytest.raises(ValueError, match=r"target 'a100-80gb'; expected one of 'h100-sxm' or of a chip of its die \(h200\)"):
+    with pytest.raises(
+        ValueError, match=r"target 'a100-80gb'; expected one of 'h100-sxm' or of a chip of its die \(h200\)"
+    ):
         load_seed(library_file("a100-80gb", "0.0.1"), "h100-sxm", triton.__version__)
     with pytest.raises(ValueError, match="this Triton's own library"):
         load_seed(library_file("h100-sxm", triton.__version__), "h100-sxm", triton.__version__)
