@@ -14,6 +14,9 @@
 #
 #   OUT=$OUT bash docs/results/2026-12-05a-tune-order/next_1.sh [RESUME_SINCE]
 #
+# (TOTAL=seconds shortens the call from 570 s, for a call that ran something else before it;
+# SKIP_XN=1 leaves out the first step.)
+#
 # Then copy the returned library over targets/tuned/h200-triton3.6.0.json (after each call: the
 # next call starts from the committed one) and run the whole matrix
 # (docs/results/2026-12-03i-h200-arena/call_5.sh).
@@ -22,12 +25,12 @@ out=${OUT:-/tmp/out}
 begin=$(date +%s)
 source docs/results/2026-12-03g-h200-flush/box.sh
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
-if [ -z "${1:-}" ]; then
+if [ -z "${1:-}" ] && [ -z "${SKIP_XN:-}" ]; then
   timeout 150 python3 -m ci.cli tune --shapes 128x6144x4096 --dtypes fp8_e4m3 --match='-gluon-w[sg]-xn[0-9]+$' \
     --dir /tmp/tuned --deadline 140 > "$out/tune-xn.log" 2>&1
   echo "tune xn: exit $?"; grep -E "^\[|gemmwatch tune" "$out/tune-xn.log"
 fi
-left=$((570 - ($(date +%s) - begin)))
+left=$((${TOTAL:-570} - ($(date +%s) - begin)))
 timeout "$left" python3 -m ci.cli tune --shapes llm odd square --dtypes fp8_e4m3 fp16 bf16 \
   --run docs/results/2026-12-04e-h200-split-xn/call_3/ev-warm/run-warm.json.gz --below 1.0 --top-k 16 \
   ${1:+--resume-since "$1"} --dir /tmp/tuned --deadline "$((left - 40))" > "$out/tune.log" 2>&1
