@@ -7,14 +7,18 @@
 #   2. Nsight Compute (clocks as found) on that cell and on fp8 128x4608x3584: each side's duration,
 #      L2 and DRAM megabytes (whether ours reads 62 MB at L2 where cuBLAS reads 46).
 #
-#   OUT=$OUT bash docs/results/2026-12-05a-tune-order/next_2.sh
+#   OUT=$OUT [TOTAL=seconds] bash docs/results/2026-12-05a-tune-order/next_2.sh
+#
+# TOTAL (default 500) bounds both steps: 2/5 of it for the try, the rest for Nsight Compute.
 set -uo pipefail
 out=${OUT:-/tmp/out}
+begin=$(date +%s)
+total=${TOTAL:-500}
 source docs/results/2026-12-03g-h200-flush/box.sh
-timeout 200 python3 -m ci.cli try --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 1x4096x4096" \
+timeout $((total * 2 / 5)) python3 -m ci.cli try --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 1x4096x4096" \
   --configs BM1-BN64-BK1024-w4-s1-g8-fma BM1-BN32-BK1024-w4-s1-g8-fma BM1-BN64-BK512-w4-s2-g8-fma \
   BM1-BN32-BK256-w4-s2-g8-fma BM1-BN32-BK512-w8-s2-g8-fma --json "$out/try-one-row.json" > "$out/try-one-row.txt" 2>&1
 echo "try: exit $?"; tail -n 20 "$out/try-one-row.txt"
-timeout 300 python3 -m ci.ncu_probe --out "$out/ncu" --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 128x4608x3584" \
+timeout $((total - ($(date +%s) - begin) - 5)) python3 -m ci.ncu_probe --out "$out/ncu" --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 128x4608x3584" \
   > "$out/ncu.txt" 2>&1
 echo "ncu: exit $?"; tail -n 30 "$out/ncu.txt"

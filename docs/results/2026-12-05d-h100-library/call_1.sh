@@ -8,7 +8,7 @@
 #      the slowest first; a call stopped by its deadline prints the --resume-since time, which the
 #      next call passes (step 1 is then skipped: the library it wrote is committed by then).
 #
-#   OUT=$OUT bash docs/results/2026-12-05d-h100-library/call_1.sh [RESUME_SINCE]
+#   OUT=$OUT [TOTAL=seconds, default 570] bash docs/results/2026-12-05d-h100-library/call_1.sh [RESUME_SINCE]
 #
 # Then copy the returned h100-sxm-triton3.6.0.json to targets/tuned/ and run the whole matrix
 # (docs/results/2026-12-03i-h200-arena/call_5.sh).
@@ -25,7 +25,7 @@ if [ ! -e "$dir/h100-sxm-triton3.6.0.json" ]; then
   echo "seed: exit $?"; grep -E "gemmwatch tune|Error" "$out/seed.log" | tail -n 20
   cp "$dir/h100-sxm-triton3.6.0.json" "$out/" 2>/dev/null
 fi
-left=$((570 - ($(date +%s) - begin)))
+left=$((${TOTAL:-570} - ($(date +%s) - begin)))
 if [ "$left" -gt 90 ]; then
   timeout "$left" python3 -m ci.cli tune --shapes llm odd square --dtypes fp8_e4m3 fp16 bf16 \
     --run docs/results/2026-12-05c-h100-untuned/call_2/ev-warm/run-warm.json.gz --below 1.0 --top-k 8 \

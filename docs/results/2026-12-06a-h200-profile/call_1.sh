@@ -6,11 +6,11 @@
 #      the 128-row fp8 cells: ours reads 1.36x cuBLAS's L2 bytes, it multicasts);
 #   2. with the time left, next_1.sh's re-tune of the buckets below native (its xn step skipped).
 #
-#   OUT=$OUT bash docs/results/2026-12-06a-h200-profile/call_1.sh
+#   OUT=$OUT [TOTAL=seconds, default 575] bash docs/results/2026-12-06a-h200-profile/call_1.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
 begin=$(date +%s)
 bash docs/results/2026-12-05a-tune-order/next_2.sh
-left=$((575 - ($(date +%s) - begin)))
+left=$((${TOTAL:-575} - ($(date +%s) - begin)))
 echo "== re-tune, $left s left =="
 [ "$left" -gt 120 ] && SKIP_XN=1 TOTAL=$left bash docs/results/2026-12-05a-tune-order/next_1.sh
