@@ -4,7 +4,7 @@
 #   1. the one-row fp8 cells on the sixteen-row swap tile with the deep pipeline that won the fp8
 #      16-row buckets this session (BM16-BN64-BK128-w4-s12-g8-swap, 0.861 -> 1.017x on 16x4608x3584),
 #      with and without a serial split, timed beside the library's 1 x 64 split and cuBLAS: Nsight
-#      Compute found cuBLAS's 16-stage TMA tile reading the same bytes as ours at 38.7% of DRAM
+#      Compute found cuBLAS's deep TMA pipeline (56 CTAs) reading the same bytes as ours at 38.7% of DRAM
 #      bandwidth against our 32.9%, so the gap is bytes in flight, not bytes;
 #   2. with the time left, the re-tune of the buckets below native that the first call of 2026-12-06
 #      did not reach, the 1- and 16-row ones first (where the 12-stage swap tile and the TMA swap
@@ -21,23 +21,21 @@ timeout $((total / 4)) python3 -m ci.cli try --cells "fp8_e4m3 1x3584x3584" "fp8
   BM16-BN64-BK256-w4-s6-g8-sks4-swap BM16-BN64-BK128-w8-s12-g8-sks2-swap \
   --json "$out/try-one-row-deep.json" > "$out/try-one-row-deep.txt" 2>&1
 echo "try: exit $?"; tail -n 22 "$out/try-one-row-deep.txt"
-left=$((total - ($(date +%s) - begin)))
-echo "== re-tune, $left s left =="
 run=docs/results/2026-12-04e-h200-split-xn/call_3/ev-warm/run-warm.json.gz
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
-if [ "$left" -gt 120 ]; then
-  timeout "$left" python3 -m ci.cli tune --dtypes fp8_e4m3 fp16 bf16 --run "$run" --below 1.0 --top-k 16 \
-    --shapes 16x8192x8192 16x3584x18944 16x8192x28672 16x10240x8192 16x6144x4096 16x4608x3584 16x4096x14336 \
-    1x8192x8192 1x1001x4095 1x8192x28672 1x4096x14336 --resume-since 2026-12-06T04:06:22+00:00 \
-    --dir /tmp/tuned --deadline "$((left - 40))" > "$out/tune-small-m.log" 2>&1
-  echo "tune small M: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune-small-m.log" | tail -n 30
-  cp /tmp/tuned/h200-triton3.6.0.json "$out/"
-fi
-left=$((total - ($(date +%s) - begin)))
-if [ "$left" -gt 120 ]; then
-  timeout "$left" python3 -m ci.cli tune --shapes llm odd square --dtypes fp8_e4m3 fp16 bf16 --run "$run" \
+# retune LOG SHAPES...: the buckets below native among SHAPES not re-tuned since the first call
+# stopped, into /tmp/tuned (each step starts from the one before), in the time left.
+retune() {
+  local log=$1; shift
+  local left=$((total - ($(date +%s) - begin)))
+  echo "== re-tune ($*), $left s left =="
+  [ "$left" -gt 120 ] || return 0
+  timeout "$left" python3 -m ci.cli tune --shapes "$@" --dtypes fp8_e4m3 fp16 bf16 --run "$run" \
     --below 1.0 --top-k 16 --resume-since 2026-12-06T04:06:22+00:00 --dir /tmp/tuned \
-    --deadline "$((left - 40))" > "$out/tune.log" 2>&1
-  echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune.log" | tail -n 40
+    --deadline "$((left - 40))" > "$out/$log" 2>&1
+  echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log" | tail -n 40
   cp /tmp/tuned/h200-triton3.6.0.json "$out/"
-fi
+}
+retune tune-small-m.log 16x8192x8192 16x3584x18944 16x8192x28672 16x10240x8192 16x6144x4096 16x4608x3584 \
+  16x4096x14336 1x8192x8192 1x1001x4095 1x8192x28672 1x4096x14336
+retune tune.log llm odd square
