@@ -792,6 +792,23 @@ def cells_run(data: dict, key: str) -> dict[str, tuple[str, float | None]]:
     return out
 
 
+def timed_summary(data: dict) -> str:
+    """'N of M at or past native, geomean Gx' over the cells a library's tune timed, each with the
+    speedup of the config it runs (`cells_run`), fp32 left out (reported precision-matched, not in
+    the speed goal); at or past native when the speedup rounds to 1.000 or more, as tables print it."""
+    speedups = [
+        speed
+        for key in data.get("entries", {})
+        for cell, (_, speed) in cells_run(data, key).items()
+        if speed and not cell.startswith("fp32")
+    ]
+    if not speedups:
+        return "none timed"
+    geomean = math.exp(sum(math.log(x) for x in speedups) / len(speedups))
+    at_or_past = sum(round(x, 3) >= 1.0 for x in speedups)
+    return f"{at_or_past} of {len(speedups)} at or past native, geomean {geomean:.3f}x"
+
+
 def library_diff(old: dict, new: dict) -> str:
     """Markdown: a row per cell whose config changed (the one it runs: its bucket's, or its own
     where the tune found one faster), with the old and new config and speedup over native."""
@@ -805,6 +822,9 @@ def library_diff(old: dict, new: dict) -> str:
     lines = [
         f"Tuned-config library {new.get('target')} / Triton {new.get('triton')}: "
         f"{len(new_entries)} entries (before: {len(old_entries)}), measured {new.get('meta', {}).get('date', '?')}.",
+        "",
+        f"The cells the tune timed, each on the config it runs (fp32 left out): {timed_summary(new)}; "
+        f"before: {timed_summary(old)}.",
         "",
         "| bucket | cell | before | before speedup | after | after speedup |",
         "|---|---|---|---|---|---|",

@@ -219,6 +219,20 @@ def test_tuned_diff_lists_only_the_buckets_whose_config_changed(tmp_path):
         "| `BM128-BN128-BK64-w8-s3-g8-tma` | 1.010x |",
     ]
     assert "3 entries (before: 2)" in proc.stdout
+    assert "(fp32 left out): 2 of 3 at or past native, geomean 1.029x; before: 0 of 2 at or past native, " \
+           "geomean 0.960x." in proc.stdout  # fmt: skip
+
+
+def test_tuned_diff_counts_a_cell_at_or_past_native_as_the_tables_round_it_and_leaves_fp32_out(tmp_path):
+    # 0.9996 prints as 1.000x in every table, so it is counted at or past native; 0.999
+    # is not; fp32 is reported precision-matched, outside the speed goal, so it is not counted.
+    new = _library({"matmul|fp16|-|rowrow|4096x4096x4096": _entry(128, 0.9996),
+                    "matmul|bf16|-|rowrow|4096x4096x4096": _entry(128, 0.999, "bf16 4096x4096x4096"),
+                    "matmul|fp32-ieee|-|rowrow|4096x4096x4096": _entry(128, 0.5, "fp32-ieee 4096x4096x4096")})  # fmt: skip
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    proc = cli("tuned-diff", str(tmp_path / "old.json"), str(tmp_path / "new.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 of 2 at or past native, geomean 0.999x; before: none timed." in proc.stdout
 
 
 def test_tuned_diff_lists_a_cell_whose_own_config_changed_under_an_unchanged_bucket(tmp_path):
