@@ -327,6 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
                           "candidates, as an incumbent; only what is timed is written (--top-k 0: the seed's configs "
                           "alone, a quick library for a new Triton or a new chip); with --order library its "
                           "rankings also order the candidates, for the cells this library has not ranked")  # fmt: skip
+    tun.add_argument("--also", metavar="LIBRARY.json",
+                     help="a library --seed would take (a chip of the same die, or another Triton version): the "
+                          "configs it runs on each cell of a bucket (the bucket's, and the cells' own) are timed here "
+                          "beside the incumbent on every bucket tuned, so a config that won on the other chip is "
+                          "tried even where this library's rankings never reached it")  # fmt: skip
     tun.add_argument("--below", type=float, metavar="SPEEDUP",
                      help="only the buckets with a selected cell whose speedup over native in --run is below this "
                           "(e.g. 0.9), each tuned on all its cells, the slowest first")  # fmt: skip

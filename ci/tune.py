@@ -165,6 +165,7 @@ def tune_bucket(
     each_path: int = 0,
     timings: dict | None = None,
     rank=None,
+    extra: list | None = None,
 ) -> dict:
     """Rank the candidates on each cell of a bucket, time the best of each kernel path on all of
     the bucket's cells; returns the bucket's library entry.
@@ -191,6 +192,8 @@ def tune_bucket(
     interpreter nothing is timed meaningfully: the first `top_k` candidates all
     go to the fine pass (a pipeline check).
 
+    `extra` (`--also`: the configs another library runs on these cells) joins the fine pass as the
+    incumbent does.
     `match` narrows the space to the configs whose names it finds (searched in the whole
     space, not only its MAX_CONFIGS first), e.g. one kernel path; the incumbent, and the configs
     of its cells that run their own (`Library.shape_configs`), still join the fine pass, so a
@@ -271,7 +274,7 @@ def tune_bucket(
             # (`match`) that did not time them would drop them from the cells' `tried`, and with
             # them the shapes' own configs (on the H200, 1000^3's TMA tile beside 1024^3's).
             own = list(library.shape_configs(key).values()) if incumbent is not None else []
-            for cfg in dict.fromkeys([incumbent, *own]):
+            for cfg in dict.fromkeys([incumbent, *own, *(extra or [])]):
                 if cfg is not None and cfg not in chosen:
                     chosen.append(cfg)
                     if correct_on(cell, prep, ref, cfg):
@@ -485,6 +488,13 @@ def main(args) -> int:
         print(f"gemmwatch tune: {directory} has no {path.name}: starting from {source} ({len(lib.entries)} "
               f"entries; --fresh starts an empty one)", flush=True)  # fmt: skip
     incumbents = lib if seed is None else Seeded(lib, seed)
+    also = None
+    if args.also:
+        try:
+            also = load_seed(Path(args.also), spec.name, triton.__version__)
+        except ValueError as err:
+            print(f"gemmwatch tune: --also {args.also}: {err}", file=sys.stderr)
+            return 2
 
     def timings() -> dict | None:  # this library's coarse rankings as they stand (and the seed's, for its cells alone)
         if args.order != "library":
@@ -533,7 +543,7 @@ def main(args) -> int:
         # The slowest first: a tune stopped by its deadline has spent its time where the most is lost.
         buckets = dict(sorted(buckets.items(), key=lambda kv: min(speedups.get(c.name, math.inf) for c in kv[1])))
     if args.plan:
-        print_plan(buckets, spec, args, timings(), lib.entries)
+        print_plan(buckets, spec, args, timings(), lib.entries, also)
         return 0
     start = time.perf_counter()
     failures = 0
@@ -565,6 +575,7 @@ def main(args) -> int:
                 match=match,
                 each_path=args.each_path,
                 timings=timings(),
+                extra=configs_run(also, members) if also is not None else None,
             )
         except Exception as exc:  # (only a failed GPU context is handled here; anything else goes on up)
             if not gpu_context_failed(exc):
@@ -626,6 +637,9 @@ def main(args) -> int:
                     else f"; replaced {was['config']}{whose} (failed)"
                 )
             )
+        if also is not None and (not was or was["config"] != str(GemmConfig(**entry["config"]))):
+            if GemmConfig(**entry["config"]) in configs_run(also, members):
+                verdict += f"; the config {also.target}'s library (Triton {also.triton}) runs"
         print(
             f"[{i}/{len(buckets)}] {cell.name}{others}: {GemmConfig(**entry['config'])} {entry['time_ms']:.4f} ms"
             f"{f' ({speed:.3f}x native)' if speed else ''}; {len(entry['tried'])} tried, {len(entry['failed'])} failed"
@@ -650,10 +664,10 @@ def main(args) -> int:
     return 1 if failures or not_reached else 0
 
 
-def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -> None:
+def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict, also=None) -> None:
     """`--plan`: what each bucket's coarse pass would time on each of its cells, and which of those
     the library's rankings of its neighbours put there (and of them, those `entries` never timed
-    on the cell, the most promising first)."""
+    on the cell, the most promising first); with `also` (`--also`), the configs it adds."""
     from targets import prior
 
     match = re.compile(args.match) if args.match else None
@@ -673,6 +687,10 @@ def print_plan(buckets: dict, spec, args, timings: dict | None, entries: dict) -
             shown = ", ".join(f"{c} ({prior.score(liked, c):.3f})" for c in new[:6]) + (", ..." if len(new) > 6 else "")
             print(f"    {cell.name}: {len(chosen)} candidates, {len(picked)} from its neighbours' rankings, "
                   f"{len(new)} of them never timed on it" + (f": {shown}" if new else ""), flush=True)  # fmt: skip
+        if also is not None:
+            extra = configs_run(also, members)
+            print(f"    --also ({also.target}'s library, Triton {also.triton}): "
+                  + (", ".join(map(str, extra)) if extra else "no entry for these cells"), flush=True)  # fmt: skip
 
 
 def own_configs_note(lib, key: str) -> str:
@@ -698,6 +716,15 @@ def seed_time_ms(seed_entry: dict | None, cell: str) -> float | None:
     if seed_entry.get("cell") == cell:
         return seed_entry.get("time_ms")
     return ((seed_entry.get("cells") or {}).get(cell) or {}).get("time_ms")
+
+
+def configs_run(other, cells) -> list:
+    """The configs library `other` (`--also`) runs on these cells: its entry's for their bucket and
+    those of its cells that run their own (`Library.shape_configs`); none where it has no entry."""
+    key = other.key_of_cells([cell.name for cell in cells])
+    if key is None:
+        return []
+    return list(dict.fromkeys([other.config_for(key), *other.shape_configs(key).values()]))
 
 
 def prior_rankings(lib, seed) -> dict:

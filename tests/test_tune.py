@@ -643,6 +643,50 @@ def test_a_seeded_tune_times_another_triton_versions_configs_and_writes_only_wha
     assert proc.returncode == 0 and "no library entry for its cells to time again" in proc.stdout, proc.stdout
 
 
+def test_also_times_the_configs_another_library_runs_beside_the_incumbent(tmp_path):
+    # A re-tune with --also: the config a sibling chip's (here another Triton's) library runs on the
+    # cell is timed on every bucket tuned, though the candidates (--top-k 1) and the incumbent miss it.
+    from targets import candidate_configs, detect
+
+    space = candidate_configs(detect(), "fp16", 64, 64, 64)
+    mine, theirs = space[0], space[-1]
+    key = "matmul|fp16|-|rowrow|64x64x64"
+
+    def entry(cfg):
+        return {"cell": "fp16 64x64x64", "config": cfg.as_dict(), "measured": "2026-11-01T00:00:00+00:00",
+                "tried": {str(cfg): 1.0}, "failed": {}}  # fmt: skip
+
+    library.Library("cpu-interpreter", triton.__version__, {}, {key: entry(mine)}).save(
+        library.library_path("cpu-interpreter", triton.__version__, tmp_path / "lib")
+    )
+    other = tmp_path / "other.json"
+    other.write_text(
+        json.dumps({"target": "cpu-interpreter", "triton": "0.0.1", "meta": {}, "entries": {key: entry(theirs)}})
+    )
+    args = ("tune", "--allow-interpreter", "--shapes", "64x64x64", "--dtypes", "fp16", "--rounds", "1", "--top-k", "1",
+            "--refine", "0", "--dir", str(tmp_path / "lib"))  # fmt: skip
+    proc = cli(*args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    path = library.library_path("cpu-interpreter", triton.__version__, tmp_path / "lib")
+    assert str(theirs) not in json.loads(path.read_text())["entries"][key]["tried"]  # (without --also: not timed)
+    proc = cli(*args, "--also", str(other))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tried = json.loads(path.read_text())["entries"][key]["tried"]
+    assert {str(mine), str(theirs)} <= set(tried)
+    if json.loads(path.read_text())["entries"][key]["config"] == theirs.as_dict():
+        assert "the config cpu-interpreter's library (Triton 0.0.1) runs" in proc.stdout
+    # --plan says what --also adds to each bucket
+    plan = cli("tune", "--plan", "--shapes", "64x64x64", "--dtypes", "fp16", "--also", str(other),
+               env={"GEMMWATCH_TUNED_DIR": str(tmp_path / "lib")})  # fmt: skip
+    assert f"--also (cpu-interpreter's library, Triton 0.0.1): {theirs}" in plan.stdout, plan.stdout + plan.stderr
+    # bad input: a library of another die, or no library at all, is refused, naming the option
+    other.write_text(json.dumps({"target": "a100-80gb", "triton": "0.0.1", "meta": {}, "entries": {}}))
+    proc = cli(*args, "--also", str(other))
+    assert proc.returncode == 2 and f"--also {other}: a library of target 'a100-80gb'" in proc.stderr
+    proc = cli(*args, "--also", str(tmp_path / "missing.json"))
+    assert proc.returncode == 2 and "missing.json: no such file" in proc.stderr
+
+
 @pytest.mark.parametrize(("recorded_ms", "regressed"), [(1e-9, True), (1e9, False)])
 def test_a_seeded_tune_calls_out_a_seed_config_much_slower_under_this_triton(tmp_path, recorded_ms, regressed):
     # On the H200 a Triton 3.6 config ran 16x slower under Triton 3.9 (it spills there): a seeded tune

@@ -6,9 +6,12 @@
 #      with and without a serial split, timed beside the library's 1 x 64 split and cuBLAS: Nsight
 #      Compute found cuBLAS's deep TMA pipeline (56 CTAs) reading the same bytes as ours at 38.7% of DRAM
 #      bandwidth against our 32.9%, so the gap is bytes in flight, not bytes;
+#      (and the unsplit 1 x 16 FMA tile, which took the H100's 1x4096x4096 from 0.91 to 0.97x), then
+#      the sixteen-row fp8 cells on the H100's 16-stage swap tile;
 #   2. with the time left, the re-tune of the buckets below native that the first call of 2026-12-06
 #      did not reach, the 1- and 16-row ones first (where the 12-stage swap tile and the TMA swap
-#      tile won, on the H200 and the H100), then the rest (--resume-since).
+#      tile won, on the H200 and the H100), then the rest (--resume-since), each bucket also timing
+#      the config the H100 SXM's library runs on its cells (--also).
 #
 #   OUT=$OUT [TOTAL=seconds, default 575] bash docs/results/2026-12-06a-h200-profile/next_2.sh
 set -uo pipefail
@@ -18,9 +21,15 @@ total=${TOTAL:-575}
 source docs/results/2026-12-03g-h200-flush/box.sh
 timeout $((total / 4)) python3 -m ci.cli try --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 1x4096x4096" "fp8_e4m3 1x4608x3584" \
   --configs BM16-BN64-BK128-w4-s12-g8-swap BM16-BN64-BK128-w4-s12-g8-sks2-swap BM16-BN64-BK128-w4-s12-g8-sks4-swap \
-  BM16-BN64-BK256-w4-s6-g8-sks4-swap BM16-BN64-BK128-w8-s12-g8-sks2-swap \
+  BM16-BN64-BK256-w4-s6-g8-sks4-swap BM16-BN64-BK128-w8-s12-g8-sks2-swap BM1-BN16-BK1024-w4-s1-g8-fma \
   --json "$out/try-one-row-deep.json" > "$out/try-one-row-deep.txt" 2>&1
 echo "try: exit $?"; tail -n 22 "$out/try-one-row-deep.txt"
+# the 16-stage swap tile that won three fp8 sixteen-row buckets on the H100 (2026-12-06, second
+# session), on the H200's sixteen-row fp8 cells still below native that never timed it
+timeout $((total / 6)) python3 -m ci.cli try --cells "fp8_e4m3 16x8192x8192" "fp8_e4m3 16x8192x28672" "fp8_e4m3 16x10240x8192" \
+  --configs BM16-BN64-BK128-w4-s16-g8-swap BM16-BN64-BK128-w4-s12-g8-swap \
+  --json "$out/try-sixteen-row-deep.json" > "$out/try-sixteen-row-deep.txt" 2>&1
+echo "try: exit $?"; tail -n 12 "$out/try-sixteen-row-deep.txt"
 run=docs/results/2026-12-04e-h200-split-xn/call_3/ev-warm/run-warm.json.gz
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
 # retune LOG SHAPES...: the buckets below native among SHAPES not re-tuned since the first call
@@ -31,7 +40,7 @@ retune() {
   echo "== re-tune ($*), $left s left =="
   [ "$left" -gt 120 ] || return 0
   timeout "$left" python3 -m ci.cli tune --shapes "$@" --dtypes fp8_e4m3 fp16 bf16 --run "$run" \
-    --below 1.0 --top-k 16 --resume-since 2026-12-06T04:06:22+00:00 --dir /tmp/tuned \
+    --below 1.0 --top-k 16 --also targets/tuned/h100-sxm-triton3.6.0.json --resume-since 2026-12-06T04:06:22+00:00 --dir /tmp/tuned \
     --deadline "$((left - 40))" > "$out/$log" 2>&1
   echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log" | tail -n 40
   cp /tmp/tuned/h200-triton3.6.0.json "$out/"
