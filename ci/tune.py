@@ -473,13 +473,15 @@ def main(args) -> int:
     path = library.library_path(spec.name, triton.__version__, directory)
     lib = library.load(spec.name, triton.__version__, directory)
     source = library.library_path(spec.name, triton.__version__, library.library_dir())
-    seed = None
-    if args.seed:
+    others = {}  # --seed and --also: each another Triton's or a sibling chip's library, or None
+    for option in ("seed", "also"):
+        given = getattr(args, option)
         try:
-            seed = load_seed(Path(args.seed), spec.name, triton.__version__)
+            others[option] = load_seed(Path(given), spec.name, triton.__version__) if given else None
         except ValueError as err:
-            print(f"gemmwatch tune: --seed {args.seed}: {err}", file=sys.stderr)
+            print(f"gemmwatch tune: --{option} {given}: {err}", file=sys.stderr)
             return 2
+    seed, also = others["seed"], others["also"]
     if not path.exists() and not args.fresh and source.exists():
         # A scratch directory (e.g. a scheduled re-tune's, compared with `tuned-diff` afterwards):
         # start from the library the launcher reads, so the buckets' configs are timed beside the
@@ -488,13 +490,6 @@ def main(args) -> int:
         print(f"gemmwatch tune: {directory} has no {path.name}: starting from {source} ({len(lib.entries)} "
               f"entries; --fresh starts an empty one)", flush=True)  # fmt: skip
     incumbents = lib if seed is None else Seeded(lib, seed)
-    also = None
-    if args.also:
-        try:
-            also = load_seed(Path(args.also), spec.name, triton.__version__)
-        except ValueError as err:
-            print(f"gemmwatch tune: --also {args.also}: {err}", file=sys.stderr)
-            return 2
 
     def timings() -> dict | None:  # this library's coarse rankings as they stand (and the seed's, for its cells alone)
         if args.order != "library":
