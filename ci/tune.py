@@ -642,7 +642,9 @@ def main(args) -> int:
             flush=True,
         )
     lib.save(path)
-    print(f"gemmwatch tune: {len(lib.entries)} entries in {path}")
+    summary = timed_summary({"target": lib.target, "triton": lib.triton, "entries": lib.entries})
+    print(f"gemmwatch tune: {len(lib.entries)} entries in {path}; the cells they were tuned on, each on the config "
+          f"it runs (fp32 left out): {summary}")  # fmt: skip
     if regressed:
         cells_of = [c for members, *_ in regressed for c in members]
         print(f"gemmwatch tune: {len(regressed)} bucket{'s' * (len(regressed) != 1)} whose config from Triton "

@@ -673,6 +673,8 @@ def test_also_times_the_configs_another_library_runs_beside_the_incumbent(tmp_pa
     assert proc.returncode == 0, proc.stdout + proc.stderr
     tried = json.loads(path.read_text())["entries"][key]["tried"]
     assert {str(mine), str(theirs)} <= set(tried)
+    assert re.search(r"entries in .*; the cells they were tuned on, each on the config it runs \(fp32 left out\): "
+                     r"(1 of 1 at or past native|0 of 1 at or past native|none timed)", proc.stdout), proc.stdout  # fmt: skip
     if json.loads(path.read_text())["entries"][key]["config"] == theirs.as_dict():
         assert "the config cpu-interpreter's library (Triton 0.0.1) runs" in proc.stdout
     # --plan says what --also adds to each bucket
