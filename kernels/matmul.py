@@ -29,7 +29,7 @@ from kernels._validate import (
     resolve_precision,
 )
 from targets import get as target_spec
-from targets.configs import GemmConfig, gluon_c_tile_bytes, hopper_partitions
+from targets.configs import PAD_ROW_BYTES, GemmConfig, gluon_c_tile_bytes, hopper_partitions
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
 _ACT_CODES = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "gelu_tanh": 4}
@@ -1135,17 +1135,17 @@ def _aligned(
     a: torch.Tensor, b: torch.Tensor, copy: bool = True, *, k_major_b: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Operands A (M, K) and B (K, N) as a `pad` config reads them: each with K zero-extended to a
-    multiple of 16 and its rows (along its contiguous dimension) padded to a multiple of 16
-    elements, in a new buffer; an operand that is like that already, itself.
+    multiple of 16 and its rows (along its contiguous dimension) starting PAD_ROW_BYTES apart, in a
+    new buffer; an operand that is like that already, itself.
 
-    Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads,
-    and a ragged K masks every load; a copy costs one read and one write of the operand, both
-    copies one launch. `copy=False` returns the buffers uninitialised (their layout only).
+    Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads, rows
+    that are not PAD_ROW_BYTES multiples cross cache lines in every tile's load, and a ragged K
+    masks every load; a copy costs one read and one write of the operand, both copies one launch. `copy=False` returns the buffers uninitialised (their layout only).
     `k_major_b`: B's copy (if it needs one, or is not K-major) K-major, whatever B's layout.
     """
     views, jobs = [], []
     for t, k_dim, k_major in ((a, 1, False), (b, 0, k_major_b)):
-        view, job = _aligned_layout(t, k_dim, k_major=k_major)
+        view, job = _aligned_layout(t, k_dim, k_major=k_major, row_bytes=PAD_ROW_BYTES)
         views.append(view)
         if job:
             jobs.append(job)
@@ -1195,13 +1195,14 @@ class _PadCopy(NamedTuple):
 
 
 def _aligned_layout(
-    t: torch.Tensor, k_dim: int, *, pad_k: bool = True, k_major: bool = False
+    t: torch.Tensor, k_dim: int, *, pad_k: bool = True, k_major: bool = False, row_bytes: int = 16
 ) -> tuple[torch.Tensor, _PadCopy | None]:
     """(`t` as a `pad` config reads it, its copy or None): `_aligned`'s view of one operand (`k_dim`:
     its dimension that is K) over a new buffer, or `t` itself when it needs no copy.
 
-    `pad_k=False`: K is kept (only the rows are padded to 16-byte multiples); `k_major`: the
-    buffer's rows run along K (a copy is made if `t`'s do not)."""
+    `pad_k=False`: K is kept (only the rows are padded); `k_major`: the buffer's rows run along K
+    (a copy is made if `t`'s do not); `row_bytes`: the buffer's rows start a multiple of that many
+    bytes (and of 16 elements) apart, and an operand whose rows are not is copied."""
     K = t.shape[k_dim]
     rows_contiguous = t.stride(1) == 1 or t.stride(0) != 1
     if k_major:
@@ -1209,7 +1210,7 @@ def _aligned_layout(
     leading = t.stride(0) if rows_contiguous else t.stride(1)
     if (
         (K % 16 == 0 or not pad_k)
-        and (leading * t.element_size()) % 16 == 0
+        and (leading * t.element_size()) % row_bytes == 0
         and t.data_ptr() % 16 == 0
         and t.stride(1 if rows_contiguous else 0) == 1
     ):
@@ -1217,7 +1218,8 @@ def _aligned_layout(
     shape = list(t.shape)
     shape[k_dim] = _padded_k(K) if pad_k else K
     rows, cols = shape if rows_contiguous else shape[::-1]
-    buffer = torch.empty((rows, -(-cols // 16) * 16), dtype=t.dtype, device=t.device)
+    per_row = max(16, row_bytes // t.element_size())
+    buffer = torch.empty((rows, -(-cols // per_row) * per_row), dtype=t.dtype, device=t.device)
     view = buffer[:, :cols] if rows_contiguous else buffer[:, :cols].T
     # (the copy works in the buffer's orientation: t's extents and strides in that order)
     extents = t.shape if rows_contiguous else t.shape[::-1]

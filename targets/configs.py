@@ -64,6 +64,10 @@ from dataclasses import asdict, dataclass
 from targets.spec import TargetSpec
 
 MAX_CONFIGS = 128
+# A `pad` config's operand copies have rows a multiple of this many bytes apart (an L2 line): on rows
+# 2000 bytes apart, fp16 1000^3 took 10.7 us against 6.9 us on rows 2048 bytes apart, same config
+# (an H100 SXM, docs/results/2026-12-06c-pitch): a tile's row of 128 or 256 bytes spans one more line.
+PAD_ROW_BYTES = 128
 STREAMK_WAVE_EFFICIENCY = 0.8
 # fp8 late promotion: the K step is the promotion interval (128 elements, as cuBLAS and CUTLASS
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
@@ -469,9 +473,11 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks, nbytes)
         configs += fma + _variants(spec, fma, M, N, K, nbytes)
-    if (K * nbytes) % 16 or (N * nbytes) % 16:
-        # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither
-        # vector loads nor TMA: offer each config also on aligned copies of the operands.
+    if (K * nbytes) % PAD_ROW_BYTES or (N * nbytes) % PAD_ROW_BYTES:
+        # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither vector
+        # loads nor TMA, and rows that are not 128-byte multiples cross cache lines in every tile's
+        # load (fp16 1000^3: 10.7 us, on rows 2048 bytes apart 6.9): offer each config also on
+        # aligned copies of the operands (kernels.matmul._aligned).
         configs += [dataclasses.replace(cfg, pad=True) for cfg in configs]
     if nbytes == 1:
         # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)

@@ -382,12 +382,30 @@ def test_aligned_copies_pad_rows_and_zero_extend_k(device, rng):
     a = _randn((5, 70), rng, torch.float16, device)  # rows of 140 bytes, K = 70
     b_col = _randn((30, 70), rng, torch.float16, device).T  # (K, N) = (70, 30), column-major
     padded_a, padded_b = _aligned(a, b_col)  # both copied, in one launch
-    assert padded_a.shape == (5, 80) and padded_a.stride() == (80, 1)
+    # (K zero-extended to 80, the rows 128 elements = 256 bytes apart: PAD_ROW_BYTES multiples)
+    assert padded_a.shape == (5, 80) and padded_a.stride() == (128, 1)
     assert torch.equal(padded_a[:, :70], a) and not padded_a[:, 70:].any()
-    assert padded_b.shape == (80, 30) and padded_b.stride() == (1, 80)  # columns of K, padded to 80
+    assert padded_b.shape == (80, 30) and padded_b.stride() == (1, 128)  # columns of K, padded to 80
     assert torch.equal(padded_b[:70], b_col) and not padded_b[70:].any()
-    aligned = _randn((8, 64), rng, torch.float16, device)
+    aligned = _randn((8, 64), rng, torch.float16, device)  # rows of 128 bytes
     assert _aligned(aligned, aligned.T)[0] is aligned  # nothing to pad: no copy
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_aligned_copies_rows_start_on_line_multiples(device, rng, dtype):
+    """Rows that are 16-byte multiples but not PAD_ROW_BYTES ones (1000 wide: 2000 bytes in fp16)
+    are copied too, onto rows PAD_ROW_BYTES apart; the product on them is the operands'."""
+    from kernels.matmul import _aligned
+    from targets.configs import PAD_ROW_BYTES
+
+    a = _randn((24, 40), rng, dtype, device)  # K = 40: rows of 80 / 160 bytes, 16-byte multiples
+    b = _randn((40, 24), rng, dtype, device)
+    padded_a, padded_b = _aligned(a, b)
+    for view, t in ((padded_a, a), (padded_b, b)):
+        assert view.data_ptr() != t.data_ptr() and (view.stride(0) * view.element_size()) % PAD_ROW_BYTES == 0
+        assert torch.equal(view[: t.shape[0], : t.shape[1]], t) and not view[t.shape[0] :].any()
+    config = GemmConfig(16, 16, 16, 1, 2, pad=True)
+    assert relative_error(kernels.matmul(a, b, config=config), reference_gemm(a, b)) < 1e-2
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
@@ -417,7 +435,7 @@ def test_aligned_copy_fills_the_whole_buffer(device, rng, dtype):
     assert same_a is a64
     check(padded_b, b64)
     a_rows = _randn((M, 70), rng, dtype, device)[:, :64]  # rows 70 elements apart: not 16-byte multiples
-    b_aligned = _randn((64, 32), rng, dtype, device)
+    b_aligned = _randn((64, 64), rng, dtype, device)  # rows of 128 / 256 bytes
     padded_a, same_b = _aligned(a_rows, b_aligned)  # only A's
     assert same_b is b_aligned and padded_a.stride(0) == 64
     check(padded_a, a_rows)

@@ -268,15 +268,20 @@ def test_decode_configs_that_cannot_be_are_refused(args, kwargs, message):
         GemmConfig(*args, **kwargs)
 
 
-def test_pad_configs_only_where_rows_are_not_16_byte_multiples():
+def test_pad_configs_only_where_rows_are_not_line_multiples():
     h200 = get("h200")
-    assert not [c for c in candidate_configs(h200, "fp16", 1000, 1000, 1000) if c.pad]  # 2000-byte rows: aligned
-    assert not [c for c in candidate_configs(h200, "fp8_e4m3", 4096, 4096, 4096) if c.pad]
+    for dtype, shape in (("fp16", (1024, 1024, 1024)), ("fp8_e4m3", (4096, 4096, 4096)), ("fp32", (64, 96, 32))):
+        assert not [c for c in candidate_configs(h200, dtype, *shape, limit=None) if c.pad], (dtype, shape)
     for dtype, shape in (("fp16", (127, 4097, 1023)), ("bf16", (1, 1001, 4095)), ("fp32", (64, 64, 1001))):
         configs = candidate_configs(h200, dtype, *shape)
         padded = [c for c in configs if c.pad]
         assert padded and len(padded) < len(configs), (dtype, shape)  # both kinds, for the timing to decide
         assert {c.variant for c in padded} >= {"tile", "splitk"}
+    # rows 2000 bytes apart: 16-byte multiples, not 128-byte ones (each tile's row crosses one more line)
+    for dtype, shape in (("fp16", (1000, 1000, 1000)), ("bf16", (3000, 5000, 1000))):
+        configs = candidate_configs(h200, dtype, *shape, limit=None)
+        padded = [c for c in configs if c.pad]
+        assert len(padded) == len(configs) // 2 and "tma" in {c.variant for c in padded}, (dtype, shape)
     assert "tma" in {c.variant for c in candidate_configs(h200, "fp16", 127, 4097, 1023) if c.pad}
     cfg = GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True)
     assert str(cfg) == "BM64-BN64-BK64-w4-s3-g8-tma-pad" and cfg.as_dict()["pad"] is True
