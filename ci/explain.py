@@ -13,7 +13,9 @@ The last column names the differences that the H200 measurements so far tie to l
 session): clusters of CTAs sharing operand tiles by TMA multicast, which our kernels cannot
 (Triton 3.6); fewer rounds of tiles; and fewer operand bytes read from L2 in all (the tiles' A rows
 and B columns, a tile multicast to a cluster's CTAs counted once), which the times of the Gluon
-kernel's configs on the fp8 128-row cells follow on the H200. They are facts of the two launches,
+kernel's configs on the fp8 128-row cells follow on the H200; and, a fact of the cell, operand rows
+that are not 128-byte multiples apart (1000 wide in 16 bits: the pitch probe of 2026-12-06 timed
+fp16 1000^3 at 10.7 us on such rows, 6.9 us on rows 2048 bytes apart). They are facts of the launches,
 not a profile: a cell's profile is `python3 -m ci.ncu_probe`'s.
 
     gemmwatch explain RESULT.json [--context DIR] [--below 1.0] [--sms 132]
@@ -96,6 +98,20 @@ def _l2_reads(tiles: int, rows: int, cols: int, rows_shared_by: int, cols_shared
     return tiles * (rows / rows_shared_by + cols / cols_shared_by)
 
 
+def unaligned_rows(c) -> str | None:
+    """Which of the cell's operands (as the suites lay them out: A row-major, B row-major, fp8's
+    column-major) have rows that are not PAD_ROW_BYTES multiples apart, e.g. 'A, B 2000 / 10000
+    bytes'; None where both are."""
+    from targets.configs import PAD_ROW_BYTES, dtype_bytes
+
+    nbytes = dtype_bytes(c.dtype.split("-")[0])
+    pitches = {"A": c.K * nbytes, "B": (c.K if c.is_fp8 else c.N) * nbytes}
+    off = {name: pitch for name, pitch in pitches.items() if pitch % PAD_ROW_BYTES}
+    if not off:
+        return None
+    return f"{', '.join(off)} {' / '.join(str(p) for p in off.values())} bytes"
+
+
 def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
     """One row: our launch and the native library's for `cell` (its context `entry`)."""
     from benchmarks.matrix import parse_cell
@@ -157,6 +173,10 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         facts.append("native splits K")
     if cfg is not None and (cfg.split_k > 1 or cfg.stream_k or cfg.tail_halves):
         facts.append("ours splits K or its last wave")
+    if (rows_off := unaligned_rows(c)) is not None:
+        # (the pitch probe of 2026-12-06: fp16 1000^3 on one config 10.7 us, on rows 2048 bytes apart 6.9)
+        what = "copied onto aligned rows" if cfg is not None and cfg.pad else "each tile row crosses one more line"
+        facts.append(f"rows of {rows_off} apart, not 128-byte multiples ({what})")
     row["facts"] = "; ".join(facts) or "-"
     return row
 
@@ -186,11 +206,12 @@ def render(rows: list[dict], sms: int) -> str:
     rounds = sum("rounds of tiles" in r["facts"] for r in rows)
     reads = sum("reads from L2" in r["facts"] for r in rows)
     unknown = sum(r["native"] == "-" for r in rows)
+    pitch = sum("not 128-byte multiples" in r["facts"] for r in rows)
     lines.append("")
     lines.append(
         f"{len(rows)} cells below; the native kernel runs clusters (larger than ours) in {clustered}; our busiest "
         f"SM has more outputs to compute in {rounds}; ours reads more operand bytes from L2 in {reads}; the native "
-        f"tile not known from the kernel's name in {unknown}."
+        f"tile not known from the kernel's name in {unknown}; operand rows off the 128-byte lines in {pitch}."
     )
     return "\n".join(lines)
 

@@ -23,7 +23,7 @@ Rules (the first seed's, made concrete):
   The last two synchronise programs through counters in memory. "tma_store"
   (the TMA kernel storing C through a descriptor too) where the output tile
   also fits in shared memory. On Hopper, 32-bit operands' TMA configs also come with `kmajor_b`
-  (B copied K-major first, as tf32's warpgroup MMA reads it). Where K or N rows are not 16-byte multiples, each
+  (B copied K-major first, as tf32's warpgroup MMA reads it). Where K or N rows are not 128-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first).
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
@@ -142,7 +142,7 @@ class GemmConfig:
     group_m: int = GROUP_M
     variant: str = "tile"
     split_k: int = 1
-    pad: bool = False  # copy operands whose rows are not 16-byte multiples into aligned buffers first
+    pad: bool = False  # copy operands whose rows are not PAD_ROW_BYTES multiples into aligned buffers first
     # fp8 with precise accumulation: each K step's partial sum is promoted to fp32 while the next
     # step's MMAs run, instead of right after its own (which serialises the MMAs); K steps <= 128.
     late_promotion: bool = False

@@ -158,3 +158,23 @@ def test_our_extra_columns_count_in_the_tile_and_its_waves():
         "fp8_e4m3 128x4608x3584", 0.9, {"config": "BM64-BN64-BK128-w4-s8-g8-gluon-ws-xn8", **native}, 132
     )
     assert wide["ours"].startswith("64x72: 128 tiles, 0.97 waves"), wide
+
+
+def test_operand_rows_off_the_128_byte_lines_are_named():
+    from ci.explain import explain_cell, unaligned_rows
+    from ci.explain import render as render_rows
+
+    native = {"native_kernels": ["nvjet_sm90_hsh_160x256_64x3_2x1_v_bz_coopA_NNN"]}
+    row = explain_cell("fp16 3000x5000x1000", 0.77, {"config": "BM128-BN256-BK64-w8-s4-g8-tma", **native}, 132)
+    # A's rows are K = 1000 halves (2000 bytes), B's N = 5000 (10000 bytes): neither a multiple of 128
+    assert "rows of A, B 2000 / 10000 bytes apart, not 128-byte multiples (each tile row crosses" in row["facts"]
+    padded = explain_cell("fp16 3000x5000x1000", 0.9, {"config": "BM128-BN256-BK64-w8-s4-g8-tma-pad", **native}, 132)
+    assert "not 128-byte multiples (copied onto aligned rows)" in padded["facts"]
+    assert "operand rows off the 128-byte lines in 2." in render_rows([row, padded], 132)
+    from benchmarks.matrix import parse_cell
+
+    assert unaligned_rows(parse_cell("fp16 4096x4096x4096")[1]) is None
+    assert unaligned_rows(parse_cell("bf16 1024x5000x1024")[1]) == "B 10000 bytes"
+    # fp8's B is column-major: its rows run along K (4096 bytes), whatever N
+    assert unaligned_rows(parse_cell("fp8_e4m3 128x1000x4096")[1]) is None
+    assert unaligned_rows(parse_cell("fp32-ieee 1x1001x4095")[1]) == "A, B 16380 / 4004 bytes"
