@@ -1140,7 +1140,8 @@ def _aligned(
 
     Rows that are not 16-byte multiples allow neither tensor descriptors nor vector loads, rows
     that are not PAD_ROW_BYTES multiples cross cache lines in every tile's load, and a ragged K
-    masks every load; a copy costs one read and one write of the operand, both copies one launch. `copy=False` returns the buffers uninitialised (their layout only).
+    masks every load; a copy costs one read and one write of the operand, both copies one launch.
+    `copy=False` returns the buffers uninitialised (their layout only).
     `k_major_b`: B's copy (if it needs one, or is not K-major) K-major, whatever B's layout.
     """
     views, jobs = [], []
