@@ -36,6 +36,7 @@ from pathlib import Path
 from ci.asv_results import ResultsError, load
 from ci.ncu_probe import short_kernel_name
 from ci.table import GOAL_DTYPES, cell_rows
+from targets.configs import PAD_ROW_BYTES, dtype_bytes
 
 # cuBLAS's Hopper kernels: nvjet_sm90_<types>_<tile M>x<tile N>_<tile K>x<stages>_<cluster>_...
 _NVJET = re.compile(r"nvjet_sm\d+_[a-z0-9]+_(\d+)x(\d+)_(\d+)x(\d+)_(\d+)x(\d+)_")
@@ -98,13 +99,17 @@ def _l2_reads(tiles: int, rows: int, cols: int, rows_shared_by: int, cols_shared
     return tiles * (rows / rows_shared_by + cols / cols_shared_by)
 
 
+# The fact of a cell whose operand rows are not PAD_ROW_BYTES multiples apart (and what counts it).
+_OFF_LINES = f"not {PAD_ROW_BYTES}-byte multiples"
+
+
 def unaligned_rows(c) -> str | None:
     """Which of the cell's operands (as the suites lay them out: A row-major, B row-major, fp8's
     column-major) have rows that are not PAD_ROW_BYTES multiples apart, e.g. 'A, B 2000 / 10000
     bytes'; None where both are."""
-    from targets.configs import PAD_ROW_BYTES, dtype_bytes
+    from ci.tune import operand_dtype
 
-    nbytes = dtype_bytes(c.dtype.split("-")[0])
+    nbytes = dtype_bytes(operand_dtype(c.dtype))
     pitches = {"A": c.K * nbytes, "B": (c.K if c.is_fp8 else c.N) * nbytes}
     off = {name: pitch for name, pitch in pitches.items() if pitch % PAD_ROW_BYTES}
     if not off:
@@ -176,7 +181,7 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
     if (rows_off := unaligned_rows(c)) is not None:
         # (the pitch probe of 2026-12-06: fp16 1000^3 on one config 10.7 us, on rows 2048 bytes apart 6.9)
         what = "copied onto aligned rows" if cfg is not None and cfg.pad else "each tile row crosses one more line"
-        facts.append(f"rows of {rows_off} apart, not 128-byte multiples ({what})")
+        facts.append(f"rows of {rows_off} apart, {_OFF_LINES} ({what})")
     row["facts"] = "; ".join(facts) or "-"
     return row
 
@@ -206,12 +211,12 @@ def render(rows: list[dict], sms: int) -> str:
     rounds = sum("rounds of tiles" in r["facts"] for r in rows)
     reads = sum("reads from L2" in r["facts"] for r in rows)
     unknown = sum(r["native"] == "-" for r in rows)
-    pitch = sum("not 128-byte multiples" in r["facts"] for r in rows)
+    pitch = sum(_OFF_LINES in r["facts"] for r in rows)
     lines.append("")
     lines.append(
         f"{len(rows)} cells below; the native kernel runs clusters (larger than ours) in {clustered}; our busiest "
         f"SM has more outputs to compute in {rounds}; ours reads more operand bytes from L2 in {reads}; the native "
-        f"tile not known from the kernel's name in {unknown}; operand rows off the 128-byte lines in {pitch}."
+        f"tile not known from the kernel's name in {unknown}; operand rows off the {PAD_ROW_BYTES}-byte lines in {pitch}."
     )
     return "\n".join(lines)
 
