@@ -180,7 +180,11 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         facts.append("ours splits K or its last wave")
     if (rows_off := unaligned_rows(c)) is not None:
         # (the pitch probe of 2026-12-06: fp16 1000^3 on one config 10.7 us, on rows 2048 bytes apart 6.9)
-        what = "copied onto aligned rows" if cfg is not None and cfg.pad else "each tile row crosses one more line"
+        what = "each tile row crosses one more line"
+        if cfg is not None and cfg.pad:
+            what = "copied onto aligned rows"
+        elif cfg is not None and (cfg.pad_a or cfg.pad_b):
+            what = f"{'A' if cfg.pad_a else 'B'} copied onto aligned rows, the other's tile rows cross one more line"
         facts.append(f"rows of {rows_off} apart, {_OFF_LINES} ({what})")
     row["facts"] = "; ".join(facts) or "-"
     return row

@@ -768,10 +768,12 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
 
     def operands(cfg: GemmConfig, *, copy: bool = True) -> tuple[torch.Tensor, torch.Tensor, int]:
         """(A, B, K) as this config computes: the operands themselves, or for `pad` configs
-        aligned copies with K zero-extended to a multiple of 16, for `kmajor_b` ones B's K-major
-        copy (`copy=False`: the layout only)."""
+        aligned copies with K zero-extended to a multiple of 16, for `pad_a` / `pad_b` ones that of
+        A / B alone (K kept), for `kmajor_b` ones B's K-major copy (`copy=False`: the layout only)."""
         if cfg.pad:
             return *_aligned(a, b, copy, k_major_b=cfg.kmajor_b), _padded_k(K)
+        if cfg.pad_a or cfg.pad_b:
+            return *_aligned_one(a, b, "A" if cfg.pad_a else "B", copy), K
         if cfg.kmajor_b:
             return a, _k_major(b, copy), K
         return a, b, K
@@ -899,8 +901,15 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return gluon_ineligible(cfg)
         if not cfg.uses_tma or cfg.pad:
             return None  # (aligned copies always suit a descriptor)
-        # (a kmajor_b config's B is an aligned copy)
-        reasons = [r for r in (descriptor_problem(a, "A"), None if cfg.kmajor_b else descriptor_problem(b, "B")) if r]
+        # (a kmajor_b config's B is an aligned copy, and a pad_a / pad_b config's A / B)
+        reasons = [
+            r
+            for r in (
+                None if cfg.pad_a else descriptor_problem(a, "A"),
+                None if cfg.kmajor_b or cfg.pad_b else descriptor_problem(b, "B"),
+            )
+            if r
+        ]
         return "; ".join(reasons) or None
 
     def kmajor_problem() -> str | None:
@@ -1153,6 +1162,22 @@ def _aligned(
     if copy:
         _copy(jobs)
     return views[0], views[1]
+
+
+def _aligned_one(
+    a: torch.Tensor, b: torch.Tensor, operand: str, copy: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Operands A (M, K) and B (K, N) as a `pad_a` / `pad_b` config reads them: `operand` ("A" or
+    "B") with its rows (along its contiguous dimension) starting PAD_ROW_BYTES apart, in a new buffer
+    (or itself where they do already), K kept; the other operand itself. Half of `_aligned`'s copy
+    where both operands' rows are off the lines; `copy=False` leaves the buffer uninitialised."""
+    if operand not in ("A", "B"):
+        raise ValueError(f"_aligned_one: operand must be 'A' or 'B', got {operand!r}")
+    t, k_dim = (a, 1) if operand == "A" else (b, 0)
+    view, job = _aligned_layout(t, k_dim, pad_k=False, row_bytes=PAD_ROW_BYTES)
+    if copy and job:
+        _copy([job])
+    return (view, b) if operand == "A" else (a, view)
 
 
 def _k_major(b: torch.Tensor, copy: bool = True) -> torch.Tensor:

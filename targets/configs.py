@@ -24,7 +24,8 @@ Rules (the first seed's, made concrete):
   (the TMA kernel storing C through a descriptor too) where the output tile
   also fits in shared memory. On Hopper, 32-bit operands' TMA configs also come with `kmajor_b`
   (B copied K-major first, as tf32's warpgroup MMA reads it). Where K or N rows are not 128-byte multiples, each
-  config also comes with `pad` (operands copied to aligned rows first).
+  config also comes with `pad` (operands copied to aligned rows first), and where both are
+  16-byte multiples but neither a 128-byte one, with `pad_a` and `pad_b` (the copy of one).
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
   where Gluon's Hopper module is installed: 128 x 64-256 tiles on 8 warps, 128 x 64 and 64 x
@@ -143,6 +144,11 @@ class GemmConfig:
     variant: str = "tile"
     split_k: int = 1
     pad: bool = False  # copy operands whose rows are not PAD_ROW_BYTES multiples into aligned buffers first
+    # The same copy of one operand only (A's, B's), K kept: half the copy where both operands' rows
+    # are off the lines but 16-byte multiples (the pitch probe of 2026-12-06: which operand's rows
+    # cost a tile more depends on its shape; the copy of both took ~8 of 63.6 us on 3000x5000x1000).
+    pad_a: bool = False
+    pad_b: bool = False
     # fp8 with precise accumulation: each K step's partial sum is promoted to fp32 while the next
     # step's MMAs run, instead of right after its own (which serialises the MMAs); K steps <= 128.
     late_promotion: bool = False
@@ -244,8 +250,14 @@ class GemmConfig:
                 f"GemmConfig.extra_n is for the Gluon variants without stream_k, tail_halves or clusters, less than "
                 f"block_n, got {self}"
             )
-        if not isinstance(self.pad, bool):
-            raise ValueError(f"GemmConfig.pad must be a bool, got {self.pad!r}")
+        for name in ("pad", "pad_a", "pad_b"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"GemmConfig.{name} must be a bool, got {getattr(self, name)!r}")
+        if self.pad + self.pad_a + self.pad_b > 1 or ((self.pad_a or self.pad_b) and self.kmajor_b):
+            raise ValueError(
+                f"GemmConfig: pad (both operands), pad_a and pad_b (one) exclude each other, and kmajor_b excludes "
+                f"pad_a and pad_b, got {self}"
+            )
         if not isinstance(self.kmajor_b, bool):
             raise ValueError(f"GemmConfig.kmajor_b must be a bool, got {self.kmajor_b!r}")
         if self.kmajor_b and (not self.uses_tma or self.swap_ab):
@@ -292,7 +304,17 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in ("pad", "late_promotion", "fma", "swap_ab", "stream_k", "tail_halves", "kmajor_b"):
+        for flag in (
+            "pad",
+            "pad_a",
+            "pad_b",
+            "late_promotion",
+            "fma",
+            "swap_ab",
+            "stream_k",
+            "tail_halves",
+            "kmajor_b",
+        ):
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         for name in ("cluster_m", "cluster_n"):
@@ -326,6 +348,8 @@ class GemmConfig:
 _SPLIT_SUFFIXES = {"splitk": "sk", "splitk_serial": "sks"}
 _FLAG_SUFFIXES = {
     "-pad": "pad",
+    "-pada": "pad_a",
+    "-padb": "pad_b",
     "-lp": "late_promotion",
     "-fma": "fma",
     "-swap": "swap_ab",
@@ -478,7 +502,17 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         # loads nor TMA, and rows that are not 128-byte multiples cross cache lines in every tile's
         # load (fp16 1000^3: 10.7 us, on rows 2048 bytes apart 6.9): offer each config also on
         # aligned copies of the operands (kernels.matmul._aligned).
-        configs += [dataclasses.replace(cfg, pad=True) for cfg in configs]
+        unpadded = configs
+        configs = unpadded + [dataclasses.replace(cfg, pad=True) for cfg in unpadded]
+        if (
+            (K * nbytes) % PAD_ROW_BYTES
+            and (N * nbytes) % PAD_ROW_BYTES
+            and not (K * nbytes) % 16
+            and not (N * nbytes) % 16
+        ):
+            # Both operands' rows off the lines, either usable as it is: also each one alone copied.
+            configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
+            configs += [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
     if nbytes == 1:
         # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)
         # fp8: each config also with late promotion (used where the accumulation is precise).
@@ -908,7 +942,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
 def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
     return (
-        cfg.variant, cfg.pad, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
+        cfg.variant, cfg.pad, cfg.pad_a, cfg.pad_b, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
         cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n,
     )  # fmt: skip
 

@@ -170,6 +170,8 @@ def test_operand_rows_off_the_128_byte_lines_are_named():
     assert "rows of A, B 2000 / 10000 bytes apart, not 128-byte multiples (each tile row crosses" in row["facts"]
     padded = explain_cell("fp16 3000x5000x1000", 0.9, {"config": "BM128-BN256-BK64-w8-s4-g8-tma-pad", **native}, 132)
     assert "not 128-byte multiples (copied onto aligned rows)" in padded["facts"]
+    one = explain_cell("fp16 3000x5000x1000", 0.9, {"config": "BM128-BN256-BK64-w8-s4-g8-tma-padb", **native}, 132)
+    assert "(B copied onto aligned rows, the other's tile rows cross one more line)" in one["facts"]
     assert "operand rows off the 128-byte lines in 2." in render_rows([row, padded], 132)
     from benchmarks.matrix import parse_cell
 

@@ -236,6 +236,37 @@ def test_every_variant_any_layout(config, shape, a_layout, b_layout, dtype_name,
     assert torch.equal(a, a_before) and torch.equal(b, b_before)  # pad copies the operands, never edits them
 
 
+# One operand on an aligned copy, the other as it is (pad_a, pad_b): rows of 80-144 bytes in any
+# layout, 16-byte multiples (for tma) but not PAD_ROW_BYTES ones, K (72) kept.
+ONE_PAD_CONFIGS = [dataclasses.replace(c, **{flag: True}) for flag in ("pad_a", "pad_b") for c in VARIANT_CONFIGS]
+
+
+@pytest.mark.parametrize("config", ONE_PAD_CONFIGS, ids=str)
+@pytest.mark.parametrize("a_layout", ["row", "col"])
+@pytest.mark.parametrize("b_layout", ["row", "col"])
+def test_one_operand_on_an_aligned_copy(config, a_layout, b_layout, device, rng):
+    from targets.configs import PAD_ROW_BYTES
+
+    M, N, K = 40, 48, 72
+    a = _layout(_randn((M, K), rng, torch.float16, device), a_layout)
+    b = _layout(_randn((K, N), rng, torch.float16, device), b_layout)
+    a_before, b_before = a.clone(), b.clone()
+    out = _poisoned(M, N, torch.float16, device)
+    kernels.matmul(a, b, out=out, config=config)
+    assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
+    assert kernels.autotune.last().config == config
+    assert torch.equal(a, a_before) and torch.equal(b, b_before)
+    from kernels.matmul import _aligned_one
+
+    copied, other = (a, b) if config.pad_a else (b, a)
+    views = _aligned_one(a, b, "A" if config.pad_a else "B")
+    view, same = views if config.pad_a else views[::-1]
+    assert same is other and view.shape == copied.shape  # K kept, the other operand itself
+    leading = view.stride(0) if view.stride(1) == 1 else view.stride(1)
+    assert view.data_ptr() != copied.data_ptr() and (leading * view.element_size()) % PAD_ROW_BYTES == 0
+    assert torch.equal(view, copied)
+
+
 @pytest.mark.parametrize("config", VARIANT_CONFIGS, ids=str)
 @pytest.mark.parametrize("activation", ["gelu", "silu"])
 def test_every_variant_fuses_the_epilogue(config, activation, device, rng):
@@ -545,6 +576,17 @@ def test_tma_variant_refuses_unaligned_operands_by_name(device, rng):
     a, b = _randn((40, 70), rng, torch.float16, device), _randn((70, 45), rng, torch.float16, device)
     with pytest.raises(ValueError, match=r"tma cannot run this problem: A's leading stride 70 .*16 bytes"):
         kernels.matmul(a, b, config=GemmConfig(64, 32, 32, 4, 2, variant="tma"))
+    # a copy of one operand answers for that one only
+    b_rows = _randn((70, 45), rng, torch.float16, device)  # rows of 90 bytes
+    a_rows = _randn((40, 64), rng, torch.float16, device)  # rows of 128 bytes
+    with pytest.raises(ValueError, match=r"B's leading stride 45") as refused:
+        kernels.matmul(a_rows, b_rows[:64], config=GemmConfig(64, 32, 32, 4, 2, variant="tma", pad_a=True))
+    assert "A's" not in str(refused.value)
+    with pytest.raises(ValueError, match=r"A's leading stride 70") as refused:
+        kernels.matmul(a, b_rows, config=GemmConfig(64, 32, 32, 4, 2, variant="tma", pad_b=True))
+    assert "B's" not in str(refused.value)
+    out = kernels.matmul(a_rows, b_rows[:64], config=GemmConfig(64, 32, 32, 4, 2, variant="tma", pad_b=True))
+    assert relative_error(out, reference_gemm(a_rows, b_rows[:64])) <= TOLERANCE["fp16"]
 
 
 def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(device, rng, monkeypatch):

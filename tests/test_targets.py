@@ -281,7 +281,8 @@ def test_pad_configs_only_where_rows_are_not_line_multiples():
     for dtype, shape in (("fp16", (1000, 1000, 1000)), ("bf16", (3000, 5000, 1000))):
         configs = candidate_configs(h200, dtype, *shape, limit=None)
         padded = [c for c in configs if c.pad]
-        assert len(padded) == len(configs) // 2 and "tma" in {c.variant for c in padded}, (dtype, shape)
+        plain = [c for c in configs if not (c.pad or c.pad_a or c.pad_b)]
+        assert len(padded) == len(plain) and "tma" in {c.variant for c in padded}, (dtype, shape)
     assert "tma" in {c.variant for c in candidate_configs(h200, "fp16", 127, 4097, 1023) if c.pad}
     cfg = GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True)
     assert str(cfg) == "BM64-BN64-BK64-w4-s3-g8-tma-pad" and cfg.as_dict()["pad"] is True
@@ -289,6 +290,44 @@ def test_pad_configs_only_where_rows_are_not_line_multiples():
     assert GemmConfig(**cfg.as_dict()) == cfg
     with pytest.raises(ValueError, match="pad must be a bool, got 1"):
         GemmConfig(64, 64, 64, 4, 3, pad=1)
+
+
+def test_one_operand_pad_configs_where_both_rows_are_off_the_lines_and_usable_as_they_are():
+    from targets.configs import config_from_name
+
+    h200 = get("h200")
+    # rows 2000 (A) and 2000 / 10000 (B) bytes apart: 16-byte multiples, neither a 128-byte one
+    for dtype, shape in (("fp16", (1000, 1000, 1000)), ("bf16", (3000, 5000, 1000)), ("fp32", (1000, 1000, 1000))):
+        configs = candidate_configs(h200, dtype, *shape, limit=None)
+        plain = {c for c in configs if not (c.pad or c.pad_a or c.pad_b)}
+        for flag in ("pad_a", "pad_b"):
+            one = [c for c in configs if getattr(c, flag)]
+            # each the twin of a config on the operands as they are (kmajor_b's own copy aside)
+            assert {dataclasses.replace(c, **{flag: False}) for c in one} == {c for c in plain if not c.kmajor_b}
+            assert "tma" in {c.variant for c in one}, (dtype, shape, flag)
+    for dtype, shape in (
+        ("fp16", (1024, 1024, 1024)),  # every row on the lines
+        ("fp16", (127, 4097, 1023)),  # rows not 16-byte multiples: only the copy of both
+        ("fp16", (1000, 1024, 1000)),  # B's rows on the lines: `pad` copies A alone already
+        ("fp8_e4m3", (1000, 1000, 1000)),  # 1000-byte rows: not 16-byte multiples
+    ):
+        assert not [c for c in candidate_configs(h200, dtype, *shape, limit=None) if c.pad_a or c.pad_b], shape
+    cfg = GemmConfig(128, 128, 64, 8, 4, variant="gluon_wg", extra_n=64, pad_b=True)
+    assert str(cfg) == "BM128-BN128-BK64-w8-s4-g8-gluon-wg-xn64-padb" and config_from_name(str(cfg)) == cfg
+    assert config_from_name("BM64-BN128-BK128-w4-s4-g8-tma-pada") == GemmConfig(
+        64, 128, 128, 4, 4, variant="tma", pad_a=True
+    )
+    assert config_from_name("BM64-BN128-BK128-w4-s4-g8-tma-pad").pad  # (not read as pad_a or pad_b)
+    assert cfg.as_dict()["pad_b"] is True and GemmConfig(**cfg.as_dict()) == cfg
+    assert not {"pad_a", "pad_b"} & set(GemmConfig(64, 64, 64, 4, 3).as_dict())  # older entries read back the same
+    assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, pad_b=False, pad_a=True))
+    with pytest.raises(ValueError, match="pad_a must be a bool"):
+        GemmConfig(64, 64, 64, 4, 3, pad_a=1)
+    for flags in ({"pad": True, "pad_a": True}, {"pad_a": True, "pad_b": True}):
+        with pytest.raises(ValueError, match="exclude each other"):
+            GemmConfig(64, 64, 64, 4, 3, **flags)
+    with pytest.raises(ValueError, match="kmajor_b excludes pad_a and pad_b"):
+        GemmConfig(64, 64, 64, 4, 3, variant="tma", kmajor_b=True, pad_b=True)
 
 
 def test_kmajor_b_configs_for_32_bit_operands_on_hopper():
