@@ -294,6 +294,9 @@ check(torch.empty(256, 192, dtype=torch.float16), torch.empty(192, 320, dtype=to
 check(torch.empty(100, 190, dtype=torch.float16), torch.empty(190, 333, dtype=torch.float16),  # odd rows
       [GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True), GemmConfig(64, 64, 64, 4, 3, pad=True),
        GemmConfig(16, 64, 32, 4, 2, variant="splitk", split_k=2, pad=True), GemmConfig(64, 64, 64, 4, 3)])
+check(torch.empty(100, 200, dtype=torch.float16), torch.empty(200, 360, dtype=torch.float16),  # rows off the lines
+      [GemmConfig(64, 64, 64, 4, 3, variant="tma", pad_a=True), GemmConfig(64, 64, 64, 4, 3, variant="tma", pad_b=True),
+       GemmConfig(64, 64, 64, 4, 3, pad_b=True)])
 """
 
 
@@ -305,7 +308,7 @@ def test_the_compile_workers_build_the_binaries_the_launch_uses():
                           env=env, timeout=600)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.split("\n")[:-1]
-    assert len(lines) == 9 and all(line.endswith(" True") for line in lines), proc.stdout
+    assert len(lines) == 12 and all(line.endswith(" True") for line in lines), proc.stdout
 
 
 VECTOR_CHECK = """
