@@ -773,7 +773,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         if cfg.pad:
             return *_aligned(a, b, copy, k_major_b=cfg.kmajor_b), _padded_k(K)
         if cfg.pad_a or cfg.pad_b:
-            return *_aligned_one(a, b, "A" if cfg.pad_a else "B", copy), K
+            return *_aligned(a, b, copy, only="A" if cfg.pad_a else "B"), K
         if cfg.kmajor_b:
             return a, _k_major(b, copy), K
         return a, b, K
@@ -1141,7 +1141,7 @@ def _padded_k(K: int) -> int:
 
 
 def _aligned(
-    a: torch.Tensor, b: torch.Tensor, copy: bool = True, *, k_major_b: bool = False
+    a: torch.Tensor, b: torch.Tensor, copy: bool = True, *, k_major_b: bool = False, only: str | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Operands A (M, K) and B (K, N) as a `pad` config reads them: each with K zero-extended to a
     multiple of 16 and its rows (along its contiguous dimension) starting PAD_ROW_BYTES apart, in a
@@ -1152,32 +1152,23 @@ def _aligned(
     masks every load; a copy costs one read and one write of the operand, both copies one launch.
     `copy=False` returns the buffers uninitialised (their layout only).
     `k_major_b`: B's copy (if it needs one, or is not K-major) K-major, whatever B's layout.
+    `only` ("A" or "B", as `pad_a` / `pad_b` configs read them): that operand's copy alone, K kept,
+    the other operand itself (half the copy where both operands' rows are off the lines).
     """
+    if only not in (None, "A", "B"):
+        raise ValueError(f"_aligned: only must be None, 'A' or 'B', got {only!r}")
     views, jobs = [], []
-    for t, k_dim, k_major in ((a, 1, False), (b, 0, k_major_b)):
-        view, job = _aligned_layout(t, k_dim, k_major=k_major, row_bytes=PAD_ROW_BYTES)
+    for name, t, k_dim, k_major in (("A", a, 1, False), ("B", b, 0, k_major_b)):
+        if only not in (None, name):
+            views.append(t)
+            continue
+        view, job = _aligned_layout(t, k_dim, pad_k=only is None, k_major=k_major, row_bytes=PAD_ROW_BYTES)
         views.append(view)
         if job:
             jobs.append(job)
     if copy:
         _copy(jobs)
     return views[0], views[1]
-
-
-def _aligned_one(
-    a: torch.Tensor, b: torch.Tensor, operand: str, copy: bool = True
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Operands A (M, K) and B (K, N) as a `pad_a` / `pad_b` config reads them: `operand` ("A" or
-    "B") with its rows (along its contiguous dimension) starting PAD_ROW_BYTES apart, in a new buffer
-    (or itself where they do already), K kept; the other operand itself. Half of `_aligned`'s copy
-    where both operands' rows are off the lines; `copy=False` leaves the buffer uninitialised."""
-    if operand not in ("A", "B"):
-        raise ValueError(f"_aligned_one: operand must be 'A' or 'B', got {operand!r}")
-    t, k_dim = (a, 1) if operand == "A" else (b, 0)
-    view, job = _aligned_layout(t, k_dim, pad_k=False, row_bytes=PAD_ROW_BYTES)
-    if copy and job:
-        _copy([job])
-    return (view, b) if operand == "A" else (a, view)
 
 
 def _k_major(b: torch.Tensor, copy: bool = True) -> torch.Tensor:

@@ -256,10 +256,10 @@ def test_one_operand_on_an_aligned_copy(config, a_layout, b_layout, device, rng)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
     assert kernels.autotune.last().config == config
     assert torch.equal(a, a_before) and torch.equal(b, b_before)
-    from kernels.matmul import _aligned_one
+    from kernels.matmul import _aligned
 
     copied, other = (a, b) if config.pad_a else (b, a)
-    views = _aligned_one(a, b, "A" if config.pad_a else "B")
+    views = _aligned(a, b, only="A" if config.pad_a else "B")
     view, same = views if config.pad_a else views[::-1]
     assert same is other and view.shape == copied.shape  # K kept, the other operand itself
     leading = view.stride(0) if view.stride(1) == 1 else view.stride(1)
