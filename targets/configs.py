@@ -304,17 +304,7 @@ class GemmConfig:
 
     def as_dict(self) -> dict[str, int]:
         fields = asdict(self)
-        for flag in (
-            "pad",
-            "pad_a",
-            "pad_b",
-            "late_promotion",
-            "fma",
-            "swap_ab",
-            "stream_k",
-            "tail_halves",
-            "kmajor_b",
-        ):
+        for flag in _FLAG_SUFFIXES.values():  # (every bool flag)
             if not fields[flag]:
                 del fields[flag]  # entries written before the field existed read back the same
         for name in ("cluster_m", "cluster_n"):
@@ -497,19 +487,15 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
     if M <= FMA_MAX_M and nbytes <= 2:
         fma = _fma_configs(spec, M, N, K, block_ks, nbytes)
         configs += fma + _variants(spec, fma, M, N, K, nbytes)
-    if (K * nbytes) % PAD_ROW_BYTES or (N * nbytes) % PAD_ROW_BYTES:
+    a_row, b_row = K * nbytes, N * nbytes  # (bytes, whichever way each operand's rows run)
+    if a_row % PAD_ROW_BYTES or b_row % PAD_ROW_BYTES:
         # Rows of A (K long) or B (N long) that are not 16-byte multiples allow neither vector
         # loads nor TMA, and rows that are not 128-byte multiples cross cache lines in every tile's
         # load (fp16 1000^3: 10.7 us, on rows 2048 bytes apart 6.9): offer each config also on
         # aligned copies of the operands (kernels.matmul._aligned).
         unpadded = configs
         configs = unpadded + [dataclasses.replace(cfg, pad=True) for cfg in unpadded]
-        if (
-            (K * nbytes) % PAD_ROW_BYTES
-            and (N * nbytes) % PAD_ROW_BYTES
-            and not (K * nbytes) % 16
-            and not (N * nbytes) % 16
-        ):
+        if a_row % PAD_ROW_BYTES and b_row % PAD_ROW_BYTES and not a_row % 16 and not b_row % 16:
             # Both operands' rows off the lines, either usable as it is: also each one alone copied.
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
