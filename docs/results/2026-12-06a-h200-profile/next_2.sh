@@ -30,7 +30,7 @@ timeout $((total / 6)) python3 -m ci.cli try --cells "fp8_e4m3 16x8192x8192" "fp
   --configs BM16-BN64-BK128-w4-s16-g8-swap BM16-BN64-BK128-w4-s12-g8-swap \
   --json "$out/try-sixteen-row-deep.json" > "$out/try-sixteen-row-deep.txt" 2>&1
 echo "try: exit $?"; tail -n 12 "$out/try-sixteen-row-deep.txt"
-run=docs/results/2026-12-04e-h200-split-xn/call_3/ev-warm/run-warm.json.gz
+run=docs/results/2026-12-06d-pad/call_3/ev-warm/run-warm.json.gz
 mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
 # retune LOG SHAPES...: the buckets below native among SHAPES not re-tuned since the first call
 # stopped, into /tmp/tuned (each step starts from the one before), in the time left.
