@@ -6,7 +6,9 @@
 #      with and without a serial split, timed beside the library's 1 x 64 split and cuBLAS: Nsight
 #      Compute found cuBLAS's deep TMA pipeline (56 CTAs) reading the same bytes as ours at 38.7% of DRAM
 #      bandwidth against our 32.9%, so the gap is bytes in flight, not bytes;
-#      (and the unsplit 1 x 16 FMA tile, which took the H100's 1x4096x4096 from 0.91 to 0.97x), then
+#      (and the unsplit 1 x 16 FMA tile, which took the H100's 1x4096x4096 from 0.91 to 0.97x, and
+#      the 1 x 32 GEMV tile split in two and four: neither was ever timed on the H200's 1x3584x3584
+#      and 1x4096x4096, ranked 76-1169th of their candidates), then
 #      the sixteen-row fp8 cells on the H100's 16-stage swap tile;
 #   2. with the time left, the re-tune of the buckets below native that the first call of 2026-12-06
 #      did not reach, the 1- and 16-row ones first (where the 12-stage swap tile and the TMA swap
@@ -22,8 +24,9 @@ source docs/results/2026-12-03g-h200-flush/box.sh
 timeout $((total / 4)) python3 -m ci.cli try --cells "fp8_e4m3 1x3584x3584" "fp8_e4m3 1x4096x4096" "fp8_e4m3 1x4608x3584" \
   --configs BM16-BN64-BK128-w4-s12-g8-swap BM16-BN64-BK128-w4-s12-g8-sks2-swap BM16-BN64-BK128-w4-s12-g8-sks4-swap \
   BM16-BN64-BK256-w4-s6-g8-sks4-swap BM16-BN64-BK128-w8-s12-g8-sks2-swap BM1-BN16-BK1024-w4-s1-g8-fma \
+  BM1-BN16-BK1024-w8-s1-g8-fma BM1-BN32-BK512-w4-s1-g8-sks2-fma BM1-BN32-BK512-w4-s1-g8-sks4-fma \
   --json "$out/try-one-row-deep.json" > "$out/try-one-row-deep.txt" 2>&1
-echo "try: exit $?"; tail -n 22 "$out/try-one-row-deep.txt"
+echo "try: exit $?"; tail -n 34 "$out/try-one-row-deep.txt"
 # the 16-stage swap tile that won three fp8 sixteen-row buckets on the H100 (2026-12-06, second
 # session), on the H200's sixteen-row fp8 cells still below native that never timed it
 timeout $((total / 6)) python3 -m ci.cli try --cells "fp8_e4m3 16x8192x8192" "fp8_e4m3 16x8192x28672" "fp8_e4m3 16x10240x8192" \
