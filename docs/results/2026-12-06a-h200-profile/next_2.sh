@@ -8,7 +8,7 @@
 #      bandwidth against our 32.9%, so the gap is bytes in flight, not bytes;
 #      (and the unsplit 1 x 16 FMA tile, which took the H100's 1x4096x4096 from 0.91 to 0.97x, and
 #      the 1 x 32 GEMV tile split in two and four: neither was ever timed on the H200's 1x3584x3584
-#      and 1x4096x4096, ranked 76-1169th of their candidates), then
+#      and 1x4096x4096, ranked 77th-1170th of their candidates), then
 #      the sixteen-row fp8 cells on the H100's 16-stage swap tile;
 #   2. with the time left, the re-tune of the buckets below native that the first call of 2026-12-06
 #      did not reach, the 1- and 16-row ones first (where the 12-stage swap tile and the TMA swap
