@@ -183,8 +183,8 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         what = "each tile row crosses one more line"
         if cfg is not None and cfg.pad:
             what = "copied onto aligned rows"
-        elif cfg is not None and (cfg.pad_a or cfg.pad_b):
-            what = f"{'A' if cfg.pad_a else 'B'} copied onto aligned rows, the other's tile rows cross one more line"
+        elif cfg is not None and cfg.copied_alone:
+            what = f"{cfg.copied_alone} copied onto aligned rows, the other's tile rows cross one more line"
         facts.append(f"rows of {rows_off} apart, {_OFF_LINES} ({what})")
     row["facts"] = "; ".join(facts) or "-"
     return row

@@ -772,8 +772,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         A / B alone (K kept), for `kmajor_b` ones B's K-major copy (`copy=False`: the layout only)."""
         if cfg.pad:
             return *_aligned(a, b, copy, k_major_b=cfg.kmajor_b), _padded_k(K)
-        if cfg.pad_a or cfg.pad_b:
-            return *_aligned(a, b, copy, only="A" if cfg.pad_a else "B"), K
+        if cfg.copied_alone:
+            return *_aligned(a, b, copy, only=cfg.copied_alone), K
         if cfg.kmajor_b:
             return a, _k_major(b, copy), K
         return a, b, K

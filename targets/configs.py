@@ -253,7 +253,7 @@ class GemmConfig:
         for name in ("pad", "pad_a", "pad_b"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"GemmConfig.{name} must be a bool, got {getattr(self, name)!r}")
-        if self.pad + self.pad_a + self.pad_b > 1 or ((self.pad_a or self.pad_b) and self.kmajor_b):
+        if self.pad + self.pad_a + self.pad_b > 1 or (self.copied_alone and self.kmajor_b):
             raise ValueError(
                 f"GemmConfig: pad (both operands), pad_a and pad_b (one) exclude each other, and kmajor_b excludes "
                 f"pad_a and pad_b, got {self}"
@@ -287,6 +287,11 @@ class GemmConfig:
     def clustered(self) -> bool:
         """The tiles run in clusters of CTAs sharing an operand tile (cluster_m or cluster_n > 1)."""
         return self.cluster_m * self.cluster_n > 1
+
+    @property
+    def copied_alone(self) -> str | None:
+        """The operand a `pad_a` / `pad_b` config copies alone ("A", "B"), or None."""
+        return "A" if self.pad_a else "B" if self.pad_b else None
 
     @property
     def uses_tma(self) -> bool:
