@@ -13,7 +13,7 @@
 #   2. with the time left, the re-tune of the buckets below native that the first call of 2026-12-06
 #      did not reach, the 1- and 16-row ones first (where the 12-stage swap tile and the TMA swap
 #      tile won, on the H200 and the H100), then the rest (--resume-since), each bucket also timing
-#      the config the H100 SXM's library runs on its cells (--also).
+#      the config the other chip's library runs on its cells (--also; the card picks which library is tuned).
 #
 #   OUT=$OUT [TOTAL=seconds, default 575] bash docs/results/2026-12-06a-h200-profile/next_2.sh
 set -uo pipefail
@@ -33,8 +33,15 @@ timeout $((total / 6)) python3 -m ci.cli try --cells "fp8_e4m3 16x8192x8192" "fp
   --configs BM16-BN64-BK128-w4-s16-g8-swap BM16-BN64-BK128-w4-s12-g8-swap \
   --json "$out/try-sixteen-row-deep.json" > "$out/try-sixteen-row-deep.txt" 2>&1
 echo "try: exit $?"; tail -n 12 "$out/try-sixteen-row-deep.txt"
-run=docs/results/2026-12-06d-pad/call_3/ev-warm/run-warm.json.gz
-mkdir -p /tmp/tuned && cp targets/tuned/h200-triton3.6.0.json /tmp/tuned/
+# The card's own library, its latest warm run and the other chip's library (--also); on an H100 the
+# whole library is re-tuned since 2026-12-06 (third session), so no --resume-since.
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
+*H200*) lib=h200-triton3.6.0.json other=h100-sxm-triton3.6.0.json since=2026-12-06T04:06:22+00:00
+  run=docs/results/2026-12-06d-pad/call_3/ev-warm/run-warm.json.gz ;;
+*) lib=h100-sxm-triton3.6.0.json other=h200-triton3.6.0.json since=
+  run=docs/results/2026-12-07a-h100/call_2/ev-warm/run-warm.json.gz ;;
+esac
+mkdir -p /tmp/tuned && cp "targets/tuned/$lib" /tmp/tuned/
 # retune LOG SHAPES...: the buckets below native among SHAPES not re-tuned since the first call
 # stopped, into /tmp/tuned (each step starts from the one before), in the time left.
 retune() {
@@ -43,10 +50,10 @@ retune() {
   echo "== re-tune ($*), $left s left =="
   [ "$left" -gt 120 ] || return 0
   timeout "$left" python3 -m ci.cli tune --shapes "$@" --dtypes fp8_e4m3 fp16 bf16 --run "$run" \
-    --below 1.0 --top-k 16 --also targets/tuned/h100-sxm-triton3.6.0.json --resume-since 2026-12-06T04:06:22+00:00 --dir /tmp/tuned \
+    --below 1.0 --top-k 16 --also "targets/tuned/$other" ${since:+--resume-since "$since"} --dir /tmp/tuned \
     --deadline "$((left - 40))" > "$out/$log" 2>&1
   echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log" | tail -n 40
-  cp /tmp/tuned/h200-triton3.6.0.json "$out/"
+  cp "/tmp/tuned/$lib" "$out/"
 }
 retune tune-small-m.log 16x8192x8192 16x3584x18944 16x8192x28672 16x10240x8192 16x6144x4096 16x4608x3584 \
   16x4096x14336 1x8192x8192 1x1001x4095 1x8192x28672 1x4096x14336
