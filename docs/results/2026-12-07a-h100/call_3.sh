@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The session's last GPU call (the box's Triton 3.6, carry .whl), whichever card comes:
+# The next GPU call (the box's Triton 3.6, carry .whl; not run: the 2026-12-07 first session's
+# budget ran out), whichever card comes:
 #   - an H200: 2026-12-06e-one-pad/call_1.sh in the time there is (pad / pad_a / pad_b timed and
 #     tuned on 3000x5000x1000 and 1000^3, then the deep fp8 one- and sixteen-row tries);
 #   - an H100 SXM (calls 1 and 2 of this session got one): the fp8 one-row buckets on the swap tiles
@@ -7,11 +8,11 @@
 #     just below native (0.95-1.00x), each also timing the config the H200's library runs there
 #     (--also), into a copy of the H100's library, which comes back under $OUT.
 #
-#   OUT=$OUT [TOTAL=seconds, default 400] bash docs/results/2026-12-07a-h100/call_3.sh
+#   OUT=$OUT [TOTAL=seconds, default 565] bash docs/results/2026-12-07a-h100/call_3.sh
 set -uo pipefail
 out=${OUT:-/tmp/out}
 begin=$(date +%s)
-total=${TOTAL:-400}
+total=${TOTAL:-565}
 mkdir -p "$out"
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
 *H200*)
