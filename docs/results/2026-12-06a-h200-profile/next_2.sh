@@ -35,13 +35,12 @@ timeout $((total / 6)) python3 -m ci.cli try --cells "fp8_e4m3 16x8192x8192" "fp
 echo "try: exit $?"; tail -n 12 "$out/try-sixteen-row-deep.txt"
 # The card's own library, its latest warm run and the other chip's library (--also); on an H100 the
 # whole library is re-tuned since 2026-12-06 (third session), so no --resume-since.
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
-*H200*) lib=h200-triton3.6.0.json other=h100-sxm-triton3.6.0.json since=2026-12-06T04:06:22+00:00
-  run=docs/results/2026-12-06d-pad/call_3/ev-warm/run-warm.json.gz ;;
-*) lib=h100-sxm-triton3.6.0.json other=h200-triton3.6.0.json since=
-  run=docs/results/2026-12-07a-h100/call_2/ev-warm/run-warm.json.gz ;;
+source docs/results/2026-12-07a-h100/libraries.sh
+case "$card_library" in
+h200-*) since=2026-12-06T04:06:22+00:00 run=docs/results/2026-12-06d-pad/call_3/ev-warm/run-warm.json.gz ;;
+*) since= run=docs/results/2026-12-07a-h100/call_2/ev-warm/run-warm.json.gz ;;
 esac
-mkdir -p /tmp/tuned && cp "targets/tuned/$lib" /tmp/tuned/
+mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
 # retune LOG SHAPES...: the buckets below native among SHAPES not re-tuned since the first call
 # stopped, into /tmp/tuned (each step starts from the one before), in the time left.
 retune() {
@@ -50,10 +49,10 @@ retune() {
   echo "== re-tune ($*), $left s left =="
   [ "$left" -gt 120 ] || return 0
   timeout "$left" python3 -m ci.cli tune --shapes "$@" --dtypes fp8_e4m3 fp16 bf16 --run "$run" \
-    --below 1.0 --top-k 16 --also "targets/tuned/$other" ${since:+--resume-since "$since"} --dir /tmp/tuned \
+    --below 1.0 --top-k 16 --also "targets/tuned/$sibling_library" ${since:+--resume-since "$since"} --dir /tmp/tuned \
     --deadline "$((left - 40))" > "$out/$log" 2>&1
   echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log" | tail -n 40
-  cp "/tmp/tuned/$lib" "$out/"
+  cp "/tmp/tuned/$card_library" "$out/"
 }
 retune tune-small-m.log 16x8192x8192 16x3584x18944 16x8192x28672 16x10240x8192 16x6144x4096 16x4608x3584 \
   16x4096x14336 1x8192x8192 1x1001x4095 1x8192x28672 1x4096x14336

@@ -24,11 +24,8 @@ left=$((total - ($(date +%s) - begin)))
 mkdir -p /tmp/tuned && cp targets/tuned/*.json /tmp/tuned/
 # the other chip's library (--also): the H100's put 3000x5000x1000 on `BM128-BN256-BK64-w8-s4-g8-tma-padb`
 # (2026-12-07, first session)
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
-*H200*) other=h100-sxm-triton3.6.0.json ;;
-*) other=h200-triton3.6.0.json ;;
-esac
+source docs/results/2026-12-07a-h100/libraries.sh
 timeout "$left" python3 -m ci.cli tune --shapes 3000x5000x1000 1000x1000x1000 --dtypes fp16 bf16 --match 'pad[ab]?$' \
-  --top-k 24 --also "targets/tuned/$other" --dir /tmp/tuned --deadline $((left - 30)) > "$out/tune-one-pad.log" 2>&1
+  --top-k 24 --also "targets/tuned/$sibling_library" --dir /tmp/tuned --deadline $((left - 30)) > "$out/tune-one-pad.log" 2>&1
 echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune-one-pad.log" | tail -n 12
 cp /tmp/tuned/*.json "$out/"

@@ -14,12 +14,13 @@ out=${OUT:-/tmp/out}
 begin=$(date +%s)
 total=${TOTAL:-565}
 mkdir -p "$out"
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
-*H200*)
+source docs/results/2026-12-03g-h200-flush/box.sh
+source docs/results/2026-12-07a-h100/libraries.sh
+case "$card_library" in
+h200-*)
   TOTAL=$total PAD_S=$((total * 2 / 5)) OUT=$out exec bash docs/results/2026-12-06e-one-pad/call_1.sh ;;
 esac
-source docs/results/2026-12-03g-h200-flush/box.sh
-mkdir -p /tmp/tuned && cp targets/tuned/h100-sxm-triton3.6.0.json /tmp/tuned/
+mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
 # first the fp8 one-row buckets on the sixteen-row swap tiles, which call 1 timed faster than the
 # library's one-row tile there (1x3584x3584 8.86 against 9.31 us; 1x4608x3584 10.25 against 10.34)
 timeout 100 python3 -m ci.cli tune --dtypes fp8_e4m3 --shapes 1x3584x3584 1x4608x3584 --match 'swap$' \
@@ -30,6 +31,6 @@ timeout "$left" python3 -m ci.cli tune --dtypes fp8_e4m3 fp16 bf16 \
   --shapes 4096x37888x3584 16x8192x8192 16x8192x28672 128x3584x18944 1x8192x8192 1x3584x18944 \
   16x4608x3584 128x37888x3584 4096x6144x4096 1x3584x3584 \
   --run docs/results/2026-12-07a-h100/call_2/ev-warm/run-warm.json.gz --below 1.0 --top-k 16 \
-  --also targets/tuned/h200-triton3.6.0.json --dir /tmp/tuned --deadline $((left - 30)) > "$out/tune-near.log" 2>&1
+  --also "targets/tuned/$sibling_library" --dir /tmp/tuned --deadline $((left - 30)) > "$out/tune-near.log" 2>&1
 echo "tune: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/tune-near.log" | tail -n 30
-cp /tmp/tuned/h100-sxm-triton3.6.0.json "$out/"
+cp "/tmp/tuned/$card_library" "$out/"
