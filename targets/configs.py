@@ -107,7 +107,7 @@ GEMV_TILES = ((16, 1024, 4), (32, 512, 4), (64, 256, 4), (64, 128, 4), (16, 1024
 TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
 # Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
 # rows, of which there are 64 per warpgroup.
-SWAP_MAX_M = 32
+SWAP_MAX_M = 128
 SWAP_MIN_BLOCK_N = 64
 # ... in the one-tile-per-program kernel, and in the persistent TMA kernel (its operand tiles by
 # descriptor through a ring of `num_stages` slots, as cuBLAS's decode kernels stream B).
@@ -536,7 +536,10 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 GLUON_STAGES = (3, 4, 5, 6, 8, 12)
 GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4), (128, 64, 4), (128, 64, 8), (64, 64, 4))
 GLUON_MAX_ACC_PER_THREAD = 128
-GLUON_SPLITS = (2, 4, 8)
+# (3 and 6 too: a wave of 132 SMs holds 36 tiles in 3 units, 18 in 6 or 7, where 2, 4 and 8 leave a
+# third of the SMs idle or spill into a second wave: the 128-row fp8 cells' 128 x 128 and 128 x 256
+# tiles, whose units each read A once per tile instead of once per 64 columns)
+GLUON_SPLITS = (2, 3, 4, 6, 8)
 GLUON_SPLIT_MIN_STEPS = 4
 GLUON_SPLIT_MAX_WAVES = 8
 GLUON_STEP_MAX_ACC = 64
@@ -893,7 +896,7 @@ def _variants(spec: TargetSpec, tiles: list[GemmConfig], M: int, N: int, K: int,
     """The persistent-TMA and split-K versions of the tile configs where they can pay off."""
     out = []
     for cfg in tiles:
-        if spec.tma and cfg.block_m >= 64:
+        if spec.tma and cfg.block_m >= 64 and not cfg.swap_ab:  # (swap-AB's TMA configs: the caller's)
             out.append(dataclasses.replace(cfg, variant="tma"))
             if spec.auto_warp_specialize:
                 ws = (
