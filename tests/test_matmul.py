@@ -326,6 +326,7 @@ SWAP_CONFIGS = [
     GemmConfig(16, 64, 32, 4, 2, swap_ab=True),
     GemmConfig(32, 64, 32, 4, 1, variant="splitk", split_k=3, swap_ab=True),
     GemmConfig(16, 64, 32, 4, 2, variant="splitk_serial", split_k=3, swap_ab=True),
+    GemmConfig(64, 64, 32, 4, 2, swap_ab=True),  # (tiles of up to SWAP_MAX_M rows: the 128-row cells')
 ]
 DECODE_CONFIGS = FMA_CONFIGS + SWAP_CONFIGS
 
@@ -334,6 +335,7 @@ DECODE_CONFIGS = FMA_CONFIGS + SWAP_CONFIGS
 TMA_SWAP_CONFIGS = [
     GemmConfig(16, 64, 32, 4, 2, variant="tma", swap_ab=True),
     GemmConfig(32, 64, 64, 4, 3, variant="tma", swap_ab=True),
+    GemmConfig(64, 64, 32, 4, 2, variant="tma", swap_ab=True),
 ]
 
 

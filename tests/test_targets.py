@@ -222,7 +222,7 @@ def test_fma_decode_configs_for_a_few_rows_of_16_and_8_bit_operands():
 
 def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
     h200 = get("h200")
-    for dtype, M in (("fp8_e4m3", 1), ("fp16", 16), ("bf16", 32)):
+    for dtype, M in (("fp8_e4m3", 1), ("fp16", 16), ("bf16", 32), ("fp8_e4m3", 128)):
         space = candidate_configs(h200, dtype, M, 4096, 4096, limit=None)
         swap = [c for c in space if c.swap_ab]
         assert swap and not space[0].swap_ab, (dtype, M)  # (the plain matrix configs rank first)
@@ -236,7 +236,7 @@ def test_swap_ab_decode_configs_on_hopper_for_16_and_8_bit_operands():
         assert max(c.num_stages for c in swap if c.variant == "tma") == 16
     assert any(c.late_promotion for c in candidate_configs(h200, "fp8_e4m3", 1, 4096, 4096, limit=None) if c.swap_ab)
     for target, dtype, M in (
-        ("h200", "fp16", 64),
+        ("h200", "fp16", SWAP_MAX_M + 1),
         ("h200", "tf32", 1),
         ("a100-80gb", "fp16", 1),
         ("mi300x", "bf16", 1),
