@@ -44,7 +44,7 @@ Rules (the first seed's, made concrete):
   (BLOCK_M the rows rounded up to a power of two, the K step's products summed on the CUDA
   cores instead of a 16-row matrix instruction), and their split-K versions; one row also gets
   the GEMV_TILES (8-32 KiB of B per K step), which on a K-major B take the GEMV form.
-- On Hopper, decode tiles of at most SWAP_MAX_M rows with 16- or 8-bit operands also come with
+- On Hopper, tiles of at most SWAP_MAX_M rows (decode's, and the 128-row cells') with 16- or 8-bit operands also come with
   `swap_ab` (B^T @ A^T: B's columns the warpgroup MMA's 64+ rows), in the one-tile-per-program
   kernel (and its split-K versions) and in the persistent TMA kernel ("tma").
 - fp8 configs with K steps <= 128 and <= 64 accumulator values per thread also come with
@@ -105,8 +105,10 @@ GEMV_TILES = ((16, 1024, 4), (32, 512, 4), (64, 256, 4), (64, 128, 4), (16, 1024
               (128, 256, 8))  # fmt: skip
 # The variants of the one-tile-per-program kernel (`_gemm_kernel`), the decode paths' (fma, swap-AB).
 TILE_KERNEL_VARIANTS = ("tile", "splitk", "splitk_serial")
-# Swap-AB decode configs: for tiles of at most this many rows; B's columns become a warpgroup MMA's
-# rows, of which there are 64 per warpgroup.
+# Swap-AB configs: for problems and tiles of at most this many rows; B's columns become a warpgroup
+# MMA's rows, of which there are 64 per warpgroup, and A's rows its columns (up to 256). Decode's first
+# (32), then the 128-row cells' too, where fp8 lost 7-20% to cuBLAS on the H200 while its 1- and
+# 16-row cells, on swapped tiles, beat it (docs/results/2026-12-07b-swap128).
 SWAP_MAX_M = 128
 SWAP_MIN_BLOCK_N = 64
 # ... in the one-tile-per-program kernel, and in the persistent TMA kernel (its operand tiles by
