@@ -538,10 +538,10 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
 GLUON_STAGES = (3, 4, 5, 6, 8, 12)
 GLUON_TILES = ((128, 128, 8), (128, 256, 8), (64, 128, 4), (64, 256, 4), (128, 64, 4), (128, 64, 8), (64, 64, 4))
 GLUON_MAX_ACC_PER_THREAD = 128
-# (3 and 6 too: a wave of 132 SMs holds 36 tiles in 3 units, 18 in 6 or 7, where 2, 4 and 8 leave a
-# third of the SMs idle or spill into a second wave: the 128-row fp8 cells' 128 x 128 and 128 x 256
-# tiles, whose units each read A once per tile instead of once per 64 columns)
-GLUON_SPLITS = (2, 3, 4, 6, 8)
+# (not 3 or 6: 36 tiles of 128 x 128 in 3 units, or 18 of 128 x 256 in 6, fill a wave of the
+# H100's 132 SMs, but lost to the 64-column tiles in every 128-row cell timed: fp8 128x10240x8192
+# 46.0 us against 41.6, fp16 128x37888x3584 111.4 against 106.0; docs/results/2026-12-07b-swap128)
+GLUON_SPLITS = (2, 4, 8)
 GLUON_SPLIT_MIN_STEPS = 4
 GLUON_SPLIT_MAX_WAVES = 8
 GLUON_STEP_MAX_ACC = 64
