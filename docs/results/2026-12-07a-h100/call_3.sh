@@ -9,13 +9,7 @@
 #     (--also), into a copy of the H100's library, which comes back under $OUT.
 #
 #   OUT=$OUT [TOTAL=seconds, default 565] bash docs/results/2026-12-07a-h100/call_3.sh
-set -uo pipefail
-out=${OUT:-/tmp/out}
-begin=$(date +%s)
-total=${TOTAL:-565}
-mkdir -p "$out"
-source docs/results/2026-12-03g-h200-flush/box.sh
-source docs/results/2026-12-07a-h100/libraries.sh
+source docs/results/2026-12-07a-h100/prologue.sh 565
 case "$card_library" in
 h200-*)
   TOTAL=$total PAD_S=$((total * 2 / 5)) OUT=$out exec bash docs/results/2026-12-06e-one-pad/call_1.sh ;;

@@ -6,13 +6,7 @@
 # copy of this card's library, which comes back under $OUT (any card; the box's Triton 3.6, carry .whl).
 #
 #   OUT=$OUT [TOTAL=seconds, default 560] bash docs/results/2026-12-07b-swap128/call_1.sh
-set -uo pipefail
-out=${OUT:-/tmp/out}
-begin=$(date +%s)
-total=${TOTAL:-560}
-mkdir -p "$out"
-source docs/results/2026-12-03g-h200-flush/box.sh
-source docs/results/2026-12-07a-h100/libraries.sh
+source docs/results/2026-12-07a-h100/prologue.sh 560
 mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
 tune() {  # log name, the second of the call it ends by, then the tune's own arguments
   local log=$1 until=$2; shift 2
