@@ -4,10 +4,11 @@
 #     (only the `-swap` configs, each bucket's incumbent timed beside them: fp8 first, then fp16 and
 #     bf16; on an H100 SXM they took three fp8 cells +1.6-3.6%), then the whole default matrix on the
 #     result through the asv suite, cold then warm as the time allows;
-#   - an H100 SXM (its library holds those tiles already): the whole matrix alone.
+#   - an H100 SXM (its library holds those tiles already): the whole matrix alone, measured on
+#     2026-12-07 (third session, call_1/); with H200_ONLY=1 it runs nothing there.
 # The library and the runs come back under $OUT.
 #
-#   OUT=$OUT [TOTAL=seconds, default 575] [TUNE_S=190] bash docs/results/2026-12-07c-h200/call_1.sh
+#   OUT=$OUT [TOTAL=seconds, default 575] [TUNE_S=190] [H200_ONLY=1] bash docs/results/2026-12-07c-h200/call_1.sh
 source docs/results/2026-12-07a-h100/prologue.sh 575
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
   *H200*)
@@ -25,5 +26,6 @@ case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
     tune half "$tune_s" --dtypes fp16 bf16 --shapes 128x3584x3584 128x4096x4096 128x8192x8192
     cp "/tmp/tuned/$card_library" "$out/" && cp "/tmp/tuned/$card_library" targets/tuned/
     ;;
+  *) if [ -n "${H200_ONLY:-}" ]; then echo "not an H200, H200_ONLY set: nothing run"; exit 0; fi ;;
 esac
 TOTAL=$((total - ($(date +%s) - begin))) OUT=$out exec bash docs/results/2026-12-06b-whole-matrix/any.sh
