@@ -13,13 +13,7 @@ source docs/results/2026-12-07a-h100/prologue.sh 575
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
   *H200*)
     mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
-    tune() {  # log name, the second of the call it ends by, then the tune's own arguments
-      local log=$1 until=$2; shift 2
-      local left=$((until - ($(date +%s) - begin)))
-      timeout "$left" python3 -m ci.cli tune --match '-swap$' --top-k 16 --dir /tmp/tuned \
-        --deadline $((left - 15)) "$@" > "$out/$log.log" 2>&1
-      echo "tune $log: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log.log" | tail -n 12
-    }
+    tune_match='-swap$' tune_margin=15
     tune_s=${TUNE_S:-190}
     tune fp8 $((tune_s * 2 / 3)) --dtypes fp8_e4m3 --shapes 128x4608x3584 128x3584x3584 128x37888x3584 \
       128x8192x28672 128x4096x14336 128x28672x4096 128x10240x8192 128x57344x8192 128x8192x8192
