@@ -190,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     tab.add_argument(
         "--before", nargs="+", metavar="RESULT.json", help="an earlier run to set beside it (or its parts)"
     )
+    tab.add_argument("--after-context", nargs="+", metavar="DIR",
+                     help="the after run's context directories, one per file, where they are not beside the results "
+                          "(what `gemmwatch run` wrote under <results>/../context/<machine>/): the configs of the "
+                          "cells that crossed 1.00x")  # fmt: skip
+    tab.add_argument("--before-context", nargs="+", metavar="DIR", help="the same for the before run")
     tab.set_defaults(func=_lazy("ci.table"))
 
     cmp_ = sub.add_parser(

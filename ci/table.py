@@ -5,7 +5,11 @@ them): Triton and native TFLOP/s and the speedup
 over native (native time / Triton time, from the per-round ratios); with a
 `before` run, its Triton TFLOP/s and speedup beside them. Ends with, per dtype
 and for the goal dtypes together, the geometric mean speedup and the number of
-cells at >= 1.00x. Markdown, for docs/BENCHMARKS.md and PR descriptions.
+cells at >= 1.00x. With a `before` run, the goal cells that crossed 1.00x either way or changed
+config follow, each with its config in both runs (from the context `gemmwatch run` writes beside the
+results, or the directories given), and whether the runs were measured on different cards: a cell
+that crossed on the same config moved with the card or the noise, not with the code. Markdown, for
+docs/BENCHMARKS.md and PR descriptions.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import math
 import statistics
 import sys
+from pathlib import Path
 
 from ci.asv_results import ResultsError, load
 
@@ -49,6 +54,84 @@ def merged_rows(paths) -> dict[str, dict]:
                 )
             out[cell], source[cell] = row, str(path)
     return out
+
+
+def merged_configs(paths, contexts=None) -> dict[str, str]:
+    """{cell: our config's name} of a run (or its parts) from the context `gemmwatch run` wrote
+    beside each result file, or from `contexts`, one directory per file; cells without one absent.
+    A named directory that holds no suite context is a ResultsError naming it."""
+    from ci.noise import context_cells
+    from ci.run import suite_context_cells
+
+    if contexts is not None and len(contexts) != len(paths):
+        raise ResultsError(f"{len(contexts)} context directories for {len(paths)} result files; give one per file")
+    out: dict[str, str] = {}
+    for i, path in enumerate(paths):
+        if contexts is None:
+            cells = context_cells(load(path))
+        else:
+            cells = suite_context_cells(Path(contexts[i]))
+            if not cells:
+                raise ResultsError(
+                    f"context directory {contexts[i]}: no suite context files (<Suite>.json with 'cells') there; "
+                    "expected a directory `gemmwatch run` wrote under <results>/../context/<machine>/"
+                )
+        out.update({cell: entry["config"] for cell, entry in cells.items() if entry.get("config")})
+    return out
+
+
+def cards(paths) -> set[str]:
+    """The physical cards (the `card` machine parameter) a run's files were measured on."""
+    params = [load(path).machine_params for path in paths]
+    return {str(p["card"]) for p in params if p.get("card")}
+
+
+def moves(after: dict[str, dict], before: dict[str, dict], after_configs=None, before_configs=None) -> list[dict]:
+    """The goal-dtype cells of both runs whose speedup crossed 1.00x either way, or (both configs
+    known) whose config changed: {"cell", "before", "after", "config_before", "config_after"}, the
+    configs None where unknown; those that crossed down first, then by the after speedup."""
+    after_configs, before_configs = after_configs or {}, before_configs or {}
+    rows = []
+    for cell, row in after.items():
+        prior = before.get(cell)
+        if cell.split()[0] not in GOAL_DTYPES or not prior or not row["speedup"] or not prior["speedup"]:
+            continue
+        crossed = (row["speedup"] >= 1.0) != (prior["speedup"] >= 1.0)
+        old, new = before_configs.get(cell), after_configs.get(cell)
+        if crossed or (old and new and old != new):
+            rows.append({"cell": cell, "before": prior["speedup"], "after": row["speedup"],
+                         "config_before": old, "config_after": new})  # fmt: skip
+    return sorted(rows, key=lambda r: (r["after"] >= r["before"], r["after"]))
+
+
+def render_moves(rows: list[dict], before_cards: set[str] = frozenset(), after_cards: set[str] = frozenset()) -> str:
+    """The cells of `moves` as markdown, with a line on how many crossed each way on an unchanged
+    config and on which cards the runs were measured where they differ."""
+
+    def config(r):
+        old, new = r["config_before"], r["config_after"]
+        if old is None or new is None:
+            return "not known"
+        return f"same: `{new}`" if old == new else f"`{old}` -> `{new}`"
+
+    up = [r for r in rows if r["before"] < 1.0 <= r["after"]]
+    down = [r for r in rows if r["after"] < 1.0 <= r["before"]]
+    same = [r for r in up + down if r["config_before"] and r["config_before"] == r["config_after"]]
+    changed = [r for r in rows if r["config_before"] and r["config_after"] and r["config_before"] != r["config_after"]]
+    lines = [
+        "",
+        f"Cells of {' + '.join(GOAL_DTYPES)} that crossed 1.00x or changed config: {len(up)} crossed up, "
+        f"{len(down)} down, {len(same)} of them on the same config; {len(changed)} changed config.",
+    ]
+    if before_cards and after_cards and before_cards != after_cards:
+        lines.append(
+            f"The runs were measured on different cards (before: {', '.join(sorted(before_cards))}; after: "
+            f"{', '.join(sorted(after_cards))}): a cell that crossed on the same config moved with the card."
+        )
+    if rows:
+        lines += ["", "| cell | before speedup | after speedup | our config |", "|---|---|---|---|"]
+        lines += [f"| {r['cell']} | {r['before']:.3f}x | {r['after']:.3f}x | {config(r)} |" for r in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _tflops(cell: str, seconds: float | None) -> float | None:
@@ -117,9 +200,18 @@ def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str
 
 
 def main(args) -> int:
+    after_context, before_context = getattr(args, "after_context", None), getattr(args, "before_context", None)
+    if before_context and not args.before:
+        print("gemmwatch table: --before-context needs --before (the run it is the context of)", file=sys.stderr)
+        return 2
     try:
         after = merged_rows(args.after)
         before = merged_rows(args.before) if args.before else None
+        if before is not None:
+            moved = moves(
+                after, before, merged_configs(args.after, after_context), merged_configs(args.before, before_context)
+            )
+            tail = render_moves(moved, cards(args.before), cards(args.after))
     except ResultsError as err:
         print(f"gemmwatch table: {err}", file=sys.stderr)
         return 2
@@ -127,4 +219,6 @@ def main(args) -> int:
         print(f"gemmwatch table: {' '.join(map(str, args.after))} has no measured cell", file=sys.stderr)
         return 2
     sys.stdout.write(render(after, before))
+    if before is not None:
+        sys.stdout.write(tail)
     return 0
