@@ -17,7 +17,7 @@ source docs/results/2026-12-07a-h100/libraries.sh
 tune() {
   local log=$1 until=$2; shift 2
   local left=$((until - ($(date +%s) - begin)))
-  timeout "$left" python3 -m ci.cli tune --match "$tune_match" --top-k 16 --dir /tmp/tuned \
+  timeout "$left" python3 -m ci.cli tune --match="$tune_match" --top-k 16 --dir /tmp/tuned \
     --deadline $((left - ${tune_margin:-20})) "$@" > "$out/$log.log" 2>&1
   echo "tune $log: exit $?"; grep -E "^\[|not reached|Error|gemmwatch tune" "$out/$log.log" | tail -n 12
 }
