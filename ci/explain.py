@@ -31,7 +31,6 @@ import math
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from ci.asv_results import ResultsError, load
 from ci.ncu_probe import short_kernel_name
@@ -227,7 +226,7 @@ def render(rows: list[dict], sms: int) -> str:
 
 def main(args) -> int:
     from ci.noise import context_cells
-    from ci.run import suite_context_cells
+    from ci.run import named_context_cells
 
     if not args.below > 0:
         print(f"gemmwatch explain: --below must be a speedup > 0 (e.g. 1.0), got {args.below}", file=sys.stderr)
@@ -241,14 +240,10 @@ def main(args) -> int:
         print(f"gemmwatch explain: {err}", file=sys.stderr)
         return 2
     if args.context is not None:
-        directory = Path(args.context)
-        context = suite_context_cells(directory)
-        if not context:
-            print(
-                f"gemmwatch explain: --context {directory}: no suite context files (<Suite>.json with 'cells') "
-                "there; expected a directory `gemmwatch run` wrote under <results>/../context/<machine>/",
-                file=sys.stderr,
-            )
+        try:
+            context = named_context_cells(args.context)
+        except ResultsError as err:
+            print(f"gemmwatch explain: {err}", file=sys.stderr)
             return 2
     else:
         context = context_cells(result)

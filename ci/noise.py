@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import statistics
 import sys
-from pathlib import Path
 
 from ci.asv_results import ResultFile, ResultsError, load
 
@@ -47,7 +46,7 @@ def main(args) -> int:
         return 2
     contexts = None
     if args.context is not None:
-        from ci.run import suite_context_cells
+        from ci.run import named_context_cells
 
         if not args.clocks:
             print("gemmwatch noise: --context is read by --clocks; give both", file=sys.stderr)
@@ -59,17 +58,11 @@ def main(args) -> int:
                 file=sys.stderr,
             )
             return 2
-        contexts = []
-        for directory in map(Path, args.context):
-            cells = suite_context_cells(directory) if directory.is_dir() else {}
-            if not cells:
-                print(
-                    f"gemmwatch noise: --context {directory}: no suite context files (<Suite>.json with 'cells') "
-                    "there; expected a directory `gemmwatch run` wrote under <results>/../context/<machine>/",
-                    file=sys.stderr,
-                )
-                return 2
-            contexts.append(cells)
+        try:
+            contexts = [named_context_cells(directory) for directory in args.context]
+        except ResultsError as err:
+            print(f"gemmwatch noise: {err}", file=sys.stderr)
+            return 2
     try:
         runs = [load(path) for path in args.files]
         rows = noise_table(runs)

@@ -331,6 +331,20 @@ def suite_context_cells(context_dir: Path) -> dict[str, dict]:
     return cells
 
 
+def named_context_cells(directory: str | Path, option: str = "--context") -> dict[str, dict]:
+    """`suite_context_cells` of a directory a user named with `option`; a ResultsError naming the
+    option and the directory where it holds no suite context."""
+    from ci.asv_results import ResultsError
+
+    cells = suite_context_cells(Path(directory))
+    if not cells:
+        raise ResultsError(
+            f"{option} {directory}: no suite context files (<Suite>.json with 'cells') there; expected a "
+            "directory `gemmwatch run` wrote under <results>/../context/<machine>/"
+        )
+    return cells
+
+
 def untuned_cells(context_dir: Path) -> list[str]:
     """The cells of a run (its suites' context files) whose config did not come from the library."""
     cells = suite_context_cells(context_dir)

@@ -17,16 +17,16 @@ from __future__ import annotations
 import math
 import statistics
 import sys
-from pathlib import Path
 
-from ci.asv_results import ResultsError, load
+from ci.asv_results import ResultFile, ResultsError, load
 
 GOAL_DTYPES = ("fp16", "bf16", "fp8_e4m3")  # the cells the >= 1.00x goal is about; fp32 is reported
 
 
 def cell_rows(path) -> dict[str, dict]:
-    """{cell: {"triton_s", "native_s", "speedup"}} for the measured cells of one result file."""
-    result = load(path)
+    """{cell: {"triton_s", "native_s", "speedup"}} for the measured cells of one result file (a path,
+    or the file already loaded)."""
+    result = path if isinstance(path, ResultFile) else load(path)
     triton, native, ratio = (result.metric(m) for m in ("track_triton_time", "track_native_time", "track_ratio"))
     out = {}
     for cell, entry in triton.items():
@@ -41,49 +41,40 @@ def cell_rows(path) -> dict[str, dict]:
     return out
 
 
-def merged_rows(paths) -> dict[str, dict]:
-    """`cell_rows` of several result files (runs of parts of the matrix) as one run's: a cell
+def merged_rows(runs: list[ResultFile]) -> dict[str, dict]:
+    """`cell_rows` of several loaded result files (runs of parts of the matrix) as one run's: a cell
     measured in two of them is ambiguous (ResultsError naming it and both files)."""
     out: dict[str, dict] = {}
     source: dict[str, str] = {}
-    for path in paths:
-        for cell, row in cell_rows(path).items():
+    for run in runs:
+        for cell, row in cell_rows(run).items():
             if cell in out:
                 raise ResultsError(
-                    f"cell {cell!r} is measured in both {source[cell]} and {path}; give one run per cell"
+                    f"cell {cell!r} is measured in both {source[cell]} and {run.path}; give one run per cell"
                 )
-            out[cell], source[cell] = row, str(path)
+            out[cell], source[cell] = row, str(run.path)
     return out
 
 
-def merged_configs(paths, contexts=None) -> dict[str, str]:
+def merged_configs(runs: list[ResultFile], contexts=None, option="--context") -> dict[str, str]:
     """{cell: our config's name} of a run (or its parts) from the context `gemmwatch run` wrote
-    beside each result file, or from `contexts`, one directory per file; cells without one absent.
-    A named directory that holds no suite context is a ResultsError naming it."""
+    beside each loaded result file, or from `contexts`, one directory per file (named by `option`);
+    cells without one absent. A named directory that holds no suite context is a ResultsError."""
     from ci.noise import context_cells
-    from ci.run import suite_context_cells
+    from ci.run import named_context_cells
 
-    if contexts is not None and len(contexts) != len(paths):
-        raise ResultsError(f"{len(contexts)} context directories for {len(paths)} result files; give one per file")
+    if contexts is not None and len(contexts) != len(runs):
+        raise ResultsError(f"{len(contexts)} context directories for {len(runs)} result files; give one per file")
     out: dict[str, str] = {}
-    for i, path in enumerate(paths):
-        if contexts is None:
-            cells = context_cells(load(path))
-        else:
-            cells = suite_context_cells(Path(contexts[i]))
-            if not cells:
-                raise ResultsError(
-                    f"context directory {contexts[i]}: no suite context files (<Suite>.json with 'cells') there; "
-                    "expected a directory `gemmwatch run` wrote under <results>/../context/<machine>/"
-                )
+    for i, run in enumerate(runs):
+        cells = context_cells(run) if contexts is None else named_context_cells(contexts[i], option)
         out.update({cell: entry["config"] for cell, entry in cells.items() if entry.get("config")})
     return out
 
 
-def cards(paths) -> set[str]:
-    """The physical cards (the `card` machine parameter) a run's files were measured on."""
-    params = [load(path).machine_params for path in paths]
-    return {str(p["card"]) for p in params if p.get("card")}
+def cards(runs: list[ResultFile]) -> set[str]:
+    """The physical cards (the `card` machine parameter) a run's loaded files were measured on."""
+    return {str(run.machine_params["card"]) for run in runs if run.machine_params.get("card")}
 
 
 def moves(after: dict[str, dict], before: dict[str, dict], after_configs=None, before_configs=None) -> list[dict]:
@@ -200,18 +191,22 @@ def render(after: dict[str, dict], before: dict[str, dict] | None = None) -> str
 
 
 def main(args) -> int:
-    after_context, before_context = getattr(args, "after_context", None), getattr(args, "before_context", None)
-    if before_context and not args.before:
+    if args.before_context and not args.before:
         print("gemmwatch table: --before-context needs --before (the run it is the context of)", file=sys.stderr)
         return 2
     try:
-        after = merged_rows(args.after)
-        before = merged_rows(args.before) if args.before else None
+        after_runs = [load(path) for path in args.after]
+        before_runs = [load(path) for path in args.before or []]
+        after = merged_rows(after_runs)
+        before = merged_rows(before_runs) if args.before else None
         if before is not None:
             moved = moves(
-                after, before, merged_configs(args.after, after_context), merged_configs(args.before, before_context)
+                after,
+                before,
+                merged_configs(after_runs, args.after_context, "--after-context"),
+                merged_configs(before_runs, args.before_context, "--before-context"),
             )
-            tail = render_moves(moved, cards(args.before), cards(args.after))
+            tail = render_moves(moved, cards(before_runs), cards(after_runs))
     except ResultsError as err:
         print(f"gemmwatch table: {err}", file=sys.stderr)
         return 2

@@ -133,7 +133,7 @@ def test_moves_name_the_crossings_and_the_config_changes(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     proc = table("--after", str(after), "--before", str(before), "--after-context", str(empty))
-    assert proc.returncode == 2 and f"context directory {empty}: no suite context files" in proc.stderr
+    assert proc.returncode == 2 and f"--after-context {empty}: no suite context files" in proc.stderr
     proc = table("--after", str(after), "--before", str(before), "--after-context", str(configs_after), str(empty))
     assert proc.returncode == 2 and "2 context directories for 1 result files" in proc.stderr
     proc = table("--after", str(after), "--before-context", str(configs_before))
