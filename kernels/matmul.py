@@ -564,7 +564,7 @@ def _splitk_reduce_kernel(
     )  # fmt: skip
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["a_line_mod", "a_pitch"])  # (where A lies: one compile for any)
 def _gemm_tma_kernel(
     a_desc,
     b_desc,
@@ -580,10 +580,14 @@ def _gemm_tma_kernel(
     stride_cn,
     stride_bias,
     num_programs,
+    a_line_mod,
+    a_pitch,
     BLOCK_M: tl.constexpr,
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
     GROUP_M: tl.constexpr,
+    PHASES: tl.constexpr,
+    LINE_ELEMS: tl.constexpr,
     A_T: tl.constexpr,
     B_T: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
@@ -620,21 +624,35 @@ def _gemm_tma_kernel(
     tile, B^T @ A^T, B's BLOCK_N columns the warpgroup MMA's rows; the accumulator is transposed
     back once per tile.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
+    PHASES > 1 ("phase_a": A row-major, its rows off the L2 lines, PHASES rows apart on the same
+    offset within a line): a tile's rows are one phase's (rows p, p + PHASES, ...), read through
+    `a_desc` over A seen as (phase, row of the phase, K), and its K loop starts early by that offset
+    (`a_line_mod`: A's base, `a_pitch`: its row pitch, in elements modulo LINE_ELEMS), at a negative
+    K that the descriptors zero-fill, so that every row of A's tile starts on a whole line.
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
-    num_tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
-    k_tiles = tl.cdiv(K, BLOCK_K)
+    tiles_m = PHASES * tl.cdiv(M // PHASES, BLOCK_M)
+    num_tiles = tiles_m * tl.cdiv(N, BLOCK_N)
     for tile_id in tl.range(
         tl.program_id(axis=0), num_tiles, num_programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE
     ):
-        pid_m, pid_n = _tile_coords(tile_id, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        off_m = pid_m * BLOCK_M
+        pid_m, pid_n = _tile_coords(tile_id, tiles_m * BLOCK_M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_n = pid_n * BLOCK_N
+        if PHASES > 1:
+            phase = pid_m // tl.cdiv(M // PHASES, BLOCK_M)
+            off_m = (pid_m % tl.cdiv(M // PHASES, BLOCK_M)) * BLOCK_M  # (among the phase's rows)
+            shift = (a_line_mod + phase * a_pitch) % LINE_ELEMS
+        else:
+            phase = 0
+            off_m = pid_m * BLOCK_M
+            shift = 0
         acc, step = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
-        for ki in range(k_tiles):
-            off_k = ki * BLOCK_K
+        for ki in range(tl.cdiv(K + shift, BLOCK_K)):
+            off_k = ki * BLOCK_K - shift
             if A_T:
                 a = a_desc.load([off_k, off_m]).T
+            elif PHASES > 1:
+                a = a_desc.load([phase, off_m, off_k]).reshape(BLOCK_M, BLOCK_K)
             else:
                 a = a_desc.load([off_m, off_k])
             if B_T:
@@ -645,7 +663,7 @@ def _gemm_tma_kernel(
                 a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
             )
         acc = _accumulated(acc, step, LATE_PROMOTION, SWAP_AB)
-        offs_m, offs_n = off_m + tl.arange(0, BLOCK_M), off_n + tl.arange(0, BLOCK_N)
+        offs_m, offs_n = phase + PHASES * (off_m + tl.arange(0, BLOCK_M)), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
             acc = _epilogue(
                 acc, offs_m, offs_n, M, N, bias_ptr, stride_bias, scale_a_ptr, scale_b_ptr,
@@ -818,16 +836,25 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
         (a_block, a_t), (b_block, b_t) = _descriptor_block(a_, cfg, k_dim=1), _descriptor_block(b_, cfg, k_dim=0)
-        programs = min(triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n), _sm_count(a.device))
+        phases = row_phases(a_) if cfg.phase_a else 1
+        a_view = a_
+        if phases > 1:  # A seen as (phase, row of the phase, K): a tile's rows one phase's
+            a_view = a_.as_strided((phases, M // phases, a_.shape[1]), (a_.stride(0), phases * a_.stride(0), 1))
+            a_block = [1, *a_block]
+        tiles = phases * triton.cdiv(M // phases, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+        programs = min(tiles, _sm_count(a.device))
         # "tma_store": C through a descriptor too, where C's rows allow one (else pointer stores).
         tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and descriptor_problem(c, "C") is None
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
+        line = PAD_ROW_BYTES // a_.element_size()  # (elements of an L2 line)
         args = (
-            descriptor(a_, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
+            descriptor(a_view, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
+            a_.data_ptr() // a_.element_size() % line if phases > 1 else 0, a_.stride(0) % line,
         )  # fmt: skip
         meta = dict(
+            PHASES=phases, LINE_ELEMS=line,
             A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, SWAP_AB=cfg.swap_ab,
             FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,
@@ -894,6 +921,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         if cfg.fma and a.element_size() > 2:
             return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
         if cfg.kmajor_b and (problem := kmajor_problem()):
+            return problem
+        if cfg.phase_a and (problem := phase_problem(a)):
             return problem
         if cfg.swap_ab and a.element_size() > 2:
             return "swap-AB configs are for 16- and 8-bit operands (tf32's warpgroup MMA needs both K-major)"
@@ -1252,6 +1281,27 @@ def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[
     transposed = t.stride(1) != 1  # the same test as descriptor_problem's
     along_rows_is_k = (k_dim == 1) != transposed  # the descriptor's last dimension is K
     return ([block_mn, cfg.block_k] if along_rows_is_k else [cfg.block_k, block_mn]), transposed
+
+
+def row_phases(t: torch.Tensor) -> int:
+    """How many rows apart two rows of row-major `t` start at the same offset within an L2 line
+    (PAD_ROW_BYTES): 1 when every row starts where the first does, up to 8 for rows 16-byte multiples apart."""
+    return PAD_ROW_BYTES // math.gcd(t.stride(0) * t.element_size(), PAD_ROW_BYTES)
+
+
+def phase_problem(a: torch.Tensor) -> str | None:
+    """Why a `phase_a` config cannot take A (None if it can): A row-major, its rows 16-byte but not
+    line multiples apart, its row count a multiple of their phases (the kernel's view of A)."""
+    if a.stride(1) != 1:
+        return "phase_a configs are for a row-major A (its rows along K)"
+    if problem := descriptor_problem(a, "A"):
+        return problem
+    phases = row_phases(a)
+    if phases == 1:
+        return f"phase_a configs are for A's rows off the {PAD_ROW_BYTES}-byte lines; these start on them"
+    if a.shape[0] % phases:
+        return f"phase_a configs need A's rows a multiple of their {phases} phases, got {a.shape[0]}"
+    return None
 
 
 def _descriptor(t: torch.Tensor, block: list[int], transposed: bool):

@@ -26,6 +26,9 @@ Rules (the first seed's, made concrete):
   (B copied K-major first, as tf32's warpgroup MMA reads it). Where K or N rows are not 128-byte multiples, each
   config also comes with `pad` (operands copied to aligned rows first), and where both are
   16-byte multiples but neither a 128-byte one, with `pad_a` and `pad_b` (the copy of one).
+  Where A's rows are 16-byte but not 128-byte multiples, the TMA configs (and their `pad_b`
+  twins) also come with `phase_a` (tiles of rows that share an offset within a line, A read
+  from that offset: aligned without a copy), where M is a multiple of the offsets' count.
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
   where Gluon's Hopper module is installed: 128 x 64-256 tiles on 8 warps, 128 x 64 and 64 x
@@ -77,6 +80,8 @@ LATE_PROMOTION_MAX_ACC_PER_THREAD = 64
 VARIANTS = ("tile", "tma", "tma_ws", "tma_store", "splitk", "splitk_serial", "streamk", "gluon_ws", "gluon_wg")
 SPLIT_VARIANTS = ("splitk", "splitk_serial")
 TMA_VARIANTS = ("tma", "tma_ws", "tma_store")
+# (not tma_store: its descriptor over C stores consecutive rows, a phase tile's are PHASES apart)
+PHASE_VARIANTS = ("tma", "tma_ws")
 SPLITS = (2, 4, 8, 16)
 STAGES = (2, 3, 4)
 # Memory-bound problems (fewer FLOPs per operand byte than the chip's ridge point; without the
@@ -181,6 +186,11 @@ class GemmConfig:
     # a problem's tiles fill the SMs once (e.g. 128 x 4608 in 64 x 72 tiles: 128 on 132 SMs, where
     # 64 x 64 makes 144 and 64 x 128 72). Triton's blocks are powers of two; two of them are not.
     extra_n: int = 0
+    # The persistent TMA kernel ("tma", "tma_ws") on an A whose rows are 16-byte but not L2-line
+    # multiples apart (fp16 K = 1000: 8 offsets within a line, one every 8 rows): each tile takes
+    # rows of one offset (p, p + 8, ...) and starts its K loop early by it, so A's tile rows start
+    # on whole lines without the copy `pad_a` makes (kernels/matmul.py, _gemm_tma_kernel).
+    phase_a: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -266,6 +276,15 @@ class GemmConfig:
             raise ValueError(
                 f"GemmConfig.kmajor_b is for the persistent TMA kernel's variants ({', '.join(TMA_VARIANTS)}) "
                 f"without swap_ab, got {self}"
+            )
+        if not isinstance(self.phase_a, bool):
+            raise ValueError(f"GemmConfig.phase_a must be a bool, got {self.phase_a!r}")
+        if self.phase_a and (
+            self.variant not in PHASE_VARIANTS or self.swap_ab or self.pad or self.pad_a or self.kmajor_b
+        ):
+            raise ValueError(
+                f"GemmConfig.phase_a is for the variants {', '.join(PHASE_VARIANTS)} on A as it is (without "
+                f"swap_ab, pad, pad_a or kmajor_b), got {self}"
             )
         if not isinstance(self.late_promotion, bool):
             raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
@@ -353,6 +372,7 @@ _FLAG_SUFFIXES = {
     "-stream": "stream_k",
     "-th": "tail_halves",
     "-kb": "kmajor_b",
+    "-phase": "phase_a",
 }
 _NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
 _VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
@@ -502,10 +522,22 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         # aligned copies of the operands (kernels.matmul._aligned).
         unpadded = configs
         configs = unpadded + [dataclasses.replace(cfg, pad=True) for cfg in unpadded]
+        pad_b = []
         if a_row % PAD_ROW_BYTES and b_row % PAD_ROW_BYTES and not a_row % 16 and not b_row % 16:
             # Both operands' rows off the lines, either usable as it is: also each one alone copied.
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
-            configs += [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
+            pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
+            configs += pad_b
+        phases = PAD_ROW_BYTES // math.gcd(a_row, PAD_ROW_BYTES)  # (row offsets within a line)
+        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % phases:
+            # A's rows usable but off the lines: the TMA configs also in tiles of one line offset
+            # (phase_a), which start every row of A's tile on a line without copying A; beside B
+            # as it is, and where B's rows are off the lines too, beside its copy (pad_b).
+            configs += [
+                dataclasses.replace(cfg, phase_a=True)
+                for cfg in unpadded + pad_b
+                if cfg.variant in PHASE_VARIANTS and not (cfg.swap_ab or cfg.kmajor_b)
+            ]
     if nbytes == 1:
         # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)
         # fp8: each config also with late promotion (used where the accumulation is precise).
@@ -939,7 +971,7 @@ def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
     return (
         cfg.variant, cfg.pad, cfg.pad_a, cfg.pad_b, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
-        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n,
+        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n, cfg.phase_a,
     )  # fmt: skip
 
 

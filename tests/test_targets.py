@@ -281,7 +281,7 @@ def test_pad_configs_only_where_rows_are_not_line_multiples():
     for dtype, shape in (("fp16", (1000, 1000, 1000)), ("bf16", (3000, 5000, 1000))):
         configs = candidate_configs(h200, dtype, *shape, limit=None)
         padded = [c for c in configs if c.pad]
-        plain = [c for c in configs if not (c.pad or c.pad_a or c.pad_b)]
+        plain = [c for c in configs if not (c.pad or c.pad_a or c.pad_b or c.phase_a)]
         assert len(padded) == len(plain) and "tma" in {c.variant for c in padded}, (dtype, shape)
     assert "tma" in {c.variant for c in candidate_configs(h200, "fp16", 127, 4097, 1023) if c.pad}
     cfg = GemmConfig(64, 64, 64, 4, 3, variant="tma", pad=True)
@@ -299,9 +299,9 @@ def test_one_operand_pad_configs_where_both_rows_are_off_the_lines_and_usable_as
     # rows 2000 (A) and 2000 / 10000 (B) bytes apart: 16-byte multiples, neither a 128-byte one
     for dtype, shape in (("fp16", (1000, 1000, 1000)), ("bf16", (3000, 5000, 1000)), ("fp32", (1000, 1000, 1000))):
         configs = candidate_configs(h200, dtype, *shape, limit=None)
-        plain = {c for c in configs if not (c.pad or c.pad_a or c.pad_b)}
+        plain = {c for c in configs if not (c.pad or c.pad_a or c.pad_b or c.phase_a)}
         for flag in ("pad_a", "pad_b"):
-            one = [c for c in configs if getattr(c, flag)]
+            one = [c for c in configs if getattr(c, flag) and not c.phase_a]
             # each the twin of a config on the operands as they are (kmajor_b's own copy aside)
             assert {dataclasses.replace(c, **{flag: False}) for c in one} == {c for c in plain if not c.kmajor_b}
             assert "tma" in {c.variant for c in one}, (dtype, shape, flag)
@@ -328,6 +328,48 @@ def test_one_operand_pad_configs_where_both_rows_are_off_the_lines_and_usable_as
             GemmConfig(64, 64, 64, 4, 3, **flags)
     with pytest.raises(ValueError, match="kmajor_b excludes pad_a and pad_b"):
         GemmConfig(64, 64, 64, 4, 3, variant="tma", kmajor_b=True, pad_b=True)
+
+
+def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
+    from targets.configs import PHASE_VARIANTS, config_from_name
+
+    h200 = get("h200")
+    for dtype, shape, with_pad_b in (
+        ("fp16", (1000, 1000, 1000), True),  # A and B rows 2000 bytes apart
+        ("bf16", (3000, 5000, 1000), True),  # B's 10000
+        ("fp16", (1000, 1024, 1000), False),  # B's rows on the lines
+        ("fp8_e4m3", (128, 4096, 1040), False),  # A's rows 1040 bytes apart, B's 4096
+    ):
+        configs = candidate_configs(h200, dtype, *shape, limit=None)
+        phase = [c for c in configs if c.phase_a]
+        plain = {c for c in configs if c.variant in PHASE_VARIANTS and not (c.pad or c.pad_a or c.pad_b)}
+        plain = {c for c in plain if not (c.swap_ab or c.kmajor_b or c.phase_a)}
+        assert {dataclasses.replace(c, phase_a=False) for c in phase if not c.pad_b} == plain, (dtype, shape)
+        assert any(c.pad_b for c in phase) == with_pad_b, (dtype, shape)
+        assert {c.variant for c in phase} <= set(PHASE_VARIANTS)
+    for dtype, shape in (
+        ("fp16", (1024, 1000, 1024)),  # A's rows on the lines (B's are not)
+        ("fp16", (127, 4097, 1023)),  # A's rows not 16-byte multiples
+        ("fp16", (1001, 1000, 1000)),  # rows of 8 offsets, 1001 not a multiple of 8
+    ):
+        assert not [c for c in candidate_configs(h200, dtype, *shape, limit=None) if c.phase_a], shape
+    assert not [c for c in candidate_configs(get("a100-80gb"), "fp16", 1000, 1000, 1000, limit=None) if c.phase_a]
+    cfg = GemmConfig(128, 256, 64, 8, 4, variant="tma", pad_b=True, phase_a=True)
+    assert str(cfg) == "BM128-BN256-BK64-w8-s4-g8-tma-padb-phase" and config_from_name(str(cfg)) == cfg
+    assert cfg.as_dict()["phase_a"] is True and GemmConfig(**cfg.as_dict()) == cfg
+    assert "phase_a" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # older entries read back the same
+    assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, phase_a=False))
+    with pytest.raises(ValueError, match="phase_a must be a bool"):
+        GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=1)
+    for bad in (
+        {"variant": "tile"},
+        {"variant": "tma_store"},
+        {"variant": "tma", "pad": True},
+        {"variant": "tma", "pad_a": True},
+        {"variant": "tma", "kmajor_b": True},
+    ):
+        with pytest.raises(ValueError, match="phase_a is for the variants tma, tma_ws"):
+            GemmConfig(64, 64, 64, 4, 3, phase_a=True, **bad)
 
 
 def test_kmajor_b_configs_for_32_bit_operands_on_hopper():

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One call, whichever card comes (the box's Triton 3.6, carry .whl):
+#   - an H200: the goal's call (docs/results/2026-12-07c-h200/call_1.sh), unchanged;
+#   - any other card: the phase tiles (`phase_a`, names ending in `-phase`) on the GPU:
+#       1. their correctness tests (tests/test_matmul.py -k phase) on the card;
+#       2. the probe beside this file (the same idea in a kernel of its own, against consecutive
+#          rows, cuBLAS and the library's entry), $OUT/phase.txt;
+#       3. a tune of the four cells whose A rows are off the lines (fp16/bf16 1000^3 and
+#          3000x5000x1000) over the `-phase` configs alone, each bucket's entry timed beside them,
+#          into a copy of the card's library ($OUT/<library>.json, tune-phase.log).
+#
+#   OUT=$OUT [TOTAL=seconds, default 560] bash docs/results/2026-12-07d-phase/call_2.sh
+source docs/results/2026-12-07a-h100/prologue.sh 560
+case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
+  *H200*) TOTAL=$((total - ($(date +%s) - begin))) OUT=$out exec bash docs/results/2026-12-07c-h200/call_1.sh ;;
+esac
+timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_matmul.py -k phase > "$out/pytest-phase.txt" 2>&1
+echo "pytest: exit $?"; tail -n 5 "$out/pytest-phase.txt"
+timeout 200 python3 docs/results/2026-12-07d-phase/phase_probe.py > "$out/phase.txt" 2>&1
+echo "probe: exit $?"; cat "$out/phase.txt"
+mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
+tune_match='-phase$' tune_margin=15
+tune phase $((total - 10)) --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000
+cp "/tmp/tuned/$card_library" "$out/"
