@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # One call, whichever card comes (the box's Triton 3.6, carry .whl):
-#   - an H200: the goal's call (docs/results/2026-12-07c-h200/call_1.sh), unchanged;
+#   - an H200: the `-phase` configs tuned into its library's four buckets of those cells (below, 3.)
+#     for 50 s, then the goal's call (docs/results/2026-12-07c-h200/call_1.sh: the swap-AB tiles
+#     into the 128-row buckets, then the whole matrix), with 140 s for its tunes;
 #   - any other card: the phase tiles (`phase_a`, names ending in `-phase`) on the GPU:
 #       1. their correctness tests (tests/test_matmul.py -k phase) on the card;
 #       2. the probe beside this file (the same idea in a kernel of its own, against consecutive
@@ -12,7 +14,10 @@
 #   OUT=$OUT [TOTAL=seconds, default 560] bash docs/results/2026-12-07d-phase/call_2.sh
 source docs/results/2026-12-07a-h100/prologue.sh 560
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
-  *H200*) TOTAL=$((total - ($(date +%s) - begin))) OUT=$out exec bash docs/results/2026-12-07c-h200/call_1.sh ;;
+  *H200*)
+    tune_match='-phase$' tune_margin=10
+    tune phase 50 --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000 --dir targets/tuned
+    TOTAL=$((total - ($(date +%s) - begin))) TUNE_S=140 OUT=$out exec bash docs/results/2026-12-07c-h200/call_1.sh ;;
 esac
 timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_matmul.py -k phase > "$out/pytest-phase.txt" 2>&1
 echo "pytest: exit $?"; tail -n 5 "$out/pytest-phase.txt"
