@@ -11,8 +11,8 @@
 #          3000x5000x1000) over the `-phase` configs alone, each bucket's entry timed beside them,
 #          into a copy of the card's library ($OUT/<library>.json, tune-phase.log).
 #
-#   OUT=$OUT [TOTAL=seconds, default 560] bash docs/results/2026-12-07d-phase/call_2.sh
-source docs/results/2026-12-07a-h100/prologue.sh 560
+#   OUT=$OUT [TOTAL=seconds, default 480] bash docs/results/2026-12-07d-phase/call_2.sh
+source docs/results/2026-12-07a-h100/prologue.sh 480
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
   *H200*)
     tune_match='-phase$' tune_margin=10
