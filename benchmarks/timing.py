@@ -616,3 +616,15 @@ def _choose_inner(per_call: list[float]) -> int:
 def tflops(M: int, N: int, K: int, seconds: float) -> float:
     """TFLOP/s of an M x N x K GEMM (2 MNK FLOPs) taking `seconds`."""
     return 2.0 * M * N * K / seconds / 1e12 if seconds > 0 else float("nan")
+
+
+def side_by_side(named: Sequence[tuple[str, Callable[[], object]]], rounds: int, warmup: int = 2) -> list[str]:
+    """The probes' table: `named` (label, call) timed in one interleaved measurement, one line each
+    with its median in us and the first side's median over its own (x > 1: faster than the first)."""
+    timing = measure(*[call for _, call in named], rounds=rounds, warmup=warmup)
+    base = timing.median(0)
+    width = max(48, *(len(name) for name, _ in named))
+    return [
+        f"  {name:<{width}} {timing.median(i) * 1e6:8.2f}  {base / timing.median(i):6.3f}x"
+        for i, (name, _) in enumerate(named)
+    ]

@@ -773,3 +773,15 @@ def test_one_call_as_the_timing_issues_it():
     assert as_timed(Placements([f])) is f  # one placement: no issuer
     issued = as_timed(Placements([f, g]))  # from the first placement's issuer (a GPU call)
     assert callable(issued) and issued is not f
+
+
+def test_side_by_side_lines_each_side_against_the_first():
+    import time
+
+    from benchmarks.timing import side_by_side
+
+    lines = side_by_side([("slow side", lambda: time.sleep(0.004)), ("fast", lambda: time.sleep(0.001))], rounds=3)
+    assert [line.split()[0] for line in lines] == ["slow", "fast"]
+    slow_us, slow_x = float(lines[0].split()[-2]), lines[0].split()[-1]
+    fast_us, fast_x = float(lines[1].split()[-2]), float(lines[1].split()[-1].rstrip("x"))
+    assert slow_x == "1.000x" and slow_us >= 4000 and 1000 <= fast_us < slow_us and fast_x > 1.5

@@ -16,7 +16,7 @@ import argparse
 
 import torch
 
-from benchmarks.timing import measure
+from benchmarks.timing import side_by_side
 from kernels import matmul
 from targets.configs import config_from_name
 
@@ -79,14 +79,10 @@ def main() -> int:
     print(torch.cuda.get_device_name(), "torch", torch.__version__, "cuda", torch.version.cuda)
     for dtype in (torch.float16, torch.bfloat16):
         named = sides(dtype)
-        timing = measure(*[call for _, call in named], rounds=args.rounds, warmup=2)
-        base = timing.median(0)
         print(
             f"\n{str(dtype).removeprefix('torch.')} 1000^3 (us, median of {args.rounds} rounds; x = cuBLAS contiguous / side)"
         )
-        for i, (name, _) in enumerate(named):
-            t = timing.median(i)
-            print(f"  {name:<48} {t * 1e6:8.2f}  {base / t:6.3f}x")
+        print("\n".join(side_by_side(named, args.rounds)))
     return 0
 
 

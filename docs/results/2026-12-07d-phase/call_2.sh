@@ -13,12 +13,7 @@
 #
 #   OUT=$OUT [TOTAL=seconds, default 560; other cards than an H200 take at most 480] bash docs/results/2026-12-07d-phase/call_2.sh
 source docs/results/2026-12-07a-h100/prologue.sh 560
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
-  *H200*)
-    tune_match='-phase$' tune_margin=10
-    tune phase 50 --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000 --dir targets/tuned
-    TOTAL=$((total - ($(date +%s) - begin))) TUNE_S=140 OUT=$out exec bash docs/results/2026-12-07c-h200/call_1.sh ;;
-esac
+source docs/results/2026-12-07d-phase/h200.sh
 total=$((total < 480 ? total : 480))
 timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_matmul.py -k phase > "$out/pytest-phase.txt" 2>&1
 echo "pytest: exit $?"; tail -n 5 "$out/pytest-phase.txt"

@@ -8,11 +8,6 @@
 #
 #   OUT=$OUT [TOTAL=seconds, default 560; other cards than an H200 take at most 470] bash docs/results/2026-12-07d-phase/call_3.sh
 source docs/results/2026-12-07a-h100/prologue.sh 560
-case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
-  *H200*)
-    tune_match='-phase$' tune_margin=10
-    tune phase 50 --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000 --dir targets/tuned
-    TOTAL=$((total - ($(date +%s) - begin))) TUNE_S=140 OUT=$out exec bash docs/results/2026-12-07c-h200/call_1.sh ;;
-esac
+source docs/results/2026-12-07d-phase/h200.sh
 total=$((total < 470 ? total : 470))
 TOTAL=$((total - ($(date +%s) - begin))) OUT=$out exec bash docs/results/2026-12-06b-whole-matrix/any.sh

@@ -206,14 +206,10 @@ def main() -> int:
             if device != "cuda":
                 print("  checked (interpreter):", ", ".join(n for n, _ in named))
                 continue
-            from benchmarks.timing import measure
+            from benchmarks.timing import side_by_side
 
-            timing = measure(*[call for _, call in named], rounds=args.rounds, warmup=2)
-            base = timing.median(0)
             print(f"  (us, median of {args.rounds} rounds, L2 flushed; x = cuBLAS / side)")
-            for i, (name, _) in enumerate(named):
-                t = timing.median(i)
-                print(f"  {name:<48} {t * 1e6:8.2f}  {base / t:6.3f}x")
+            print("\n".join(side_by_side(named, args.rounds)))
     return 0
 
 
