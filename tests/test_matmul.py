@@ -677,6 +677,7 @@ def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(de
         GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", stream_k=True),
         GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", cluster_n=2),
         GemmConfig(64, 32, 32, 4, 3, variant="tma", kmajor_b=True),
+        GemmConfig(64, 32, 32, 4, 3, variant="tma", phase_a=True),
     ],
     ids=str,
 )
