@@ -29,7 +29,7 @@ from kernels._validate import (
     resolve_precision,
 )
 from targets import get as target_spec
-from targets.configs import PAD_ROW_BYTES, GemmConfig, gluon_c_tile_bytes, hopper_partitions
+from targets.configs import PAD_ROW_BYTES, GemmConfig, gluon_c_tile_bytes, hopper_partitions, line_phases
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
 _ACT_CODES = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "gelu_tanh": 4}
@@ -631,7 +631,8 @@ def _gemm_tma_kernel(
     K that the descriptors zero-fill, so that every row of A's tile starts on a whole line.
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
-    tiles_m = PHASES * tl.cdiv(M // PHASES, BLOCK_M)
+    tiles_per_phase = tl.cdiv(M // PHASES, BLOCK_M)
+    tiles_m = PHASES * tiles_per_phase
     num_tiles = tiles_m * tl.cdiv(N, BLOCK_N)
     for tile_id in tl.range(
         tl.program_id(axis=0), num_tiles, num_programs, flatten=FLATTEN, warp_specialize=WARP_SPECIALIZE
@@ -639,8 +640,8 @@ def _gemm_tma_kernel(
         pid_m, pid_n = _tile_coords(tile_id, tiles_m * BLOCK_M, N, BLOCK_M, BLOCK_N, GROUP_M)
         off_n = pid_n * BLOCK_N
         if PHASES > 1:
-            phase = pid_m // tl.cdiv(M // PHASES, BLOCK_M)
-            off_m = (pid_m % tl.cdiv(M // PHASES, BLOCK_M)) * BLOCK_M  # (among the phase's rows)
+            phase = pid_m // tiles_per_phase
+            off_m = (pid_m % tiles_per_phase) * BLOCK_M  # (among the phase's rows)
             shift = (a_line_mod + phase * a_pitch) % LINE_ELEMS
         else:
             phase = 0
@@ -1284,9 +1285,8 @@ def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[
 
 
 def row_phases(t: torch.Tensor) -> int:
-    """How many rows apart two rows of row-major `t` start at the same offset within an L2 line
-    (PAD_ROW_BYTES): 1 when every row starts where the first does, up to 8 for rows 16-byte multiples apart."""
-    return PAD_ROW_BYTES // math.gcd(t.stride(0) * t.element_size(), PAD_ROW_BYTES)
+    """`targets.configs.line_phases` of row-major `t`'s rows."""
+    return line_phases(t.stride(0) * t.element_size())
 
 
 def phase_problem(a: torch.Tensor) -> str | None:

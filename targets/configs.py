@@ -72,6 +72,15 @@ MAX_CONFIGS = 128
 # 2000 bytes apart, fp16 1000^3 took 10.7 us against 6.9 us on rows 2048 bytes apart, same config
 # (an H100 SXM, docs/results/2026-12-06c-pitch): a tile's row of 128 or 256 bytes spans one more line.
 PAD_ROW_BYTES = 128
+
+
+def line_phases(row_bytes: int) -> int:
+    """How many rows apart two rows `row_bytes` apart start at the same offset within an L2 line
+    (PAD_ROW_BYTES): 1 when every row starts where the first does, 8 for rows 16-byte multiples apart
+    that are no line multiples (fp16 K = 1000)."""
+    return PAD_ROW_BYTES // math.gcd(row_bytes, PAD_ROW_BYTES)
+
+
 STREAMK_WAVE_EFFICIENCY = 0.8
 # fp8 late promotion: the K step is the promotion interval (128 elements, as cuBLAS and CUTLASS
 # promote), and the step's partial sums take registers beside the accumulator's (x3 in all).
@@ -528,8 +537,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += pad_b
-        phases = PAD_ROW_BYTES // math.gcd(a_row, PAD_ROW_BYTES)  # (row offsets within a line)
-        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % phases:
+        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % line_phases(a_row):
             # A's rows usable but off the lines: the TMA configs also in tiles of one line offset
             # (phase_a), which start every row of A's tile on a line without copying A; beside B
             # as it is, and where B's rows are off the lines too, beside its copy (pad_b).
