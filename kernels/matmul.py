@@ -29,7 +29,15 @@ from kernels._validate import (
     resolve_precision,
 )
 from targets import get as target_spec
-from targets.configs import PAD_ROW_BYTES, GemmConfig, gluon_c_tile_bytes, hopper_partitions, line_phases
+from targets.configs import (
+    PAD_ROW_BYTES,
+    PHASE_PART_BYTES,
+    GemmConfig,
+    gluon_c_tile_bytes,
+    hopper_partitions,
+    line_phases,
+    phase_parts,
+)
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
 _ACT_CODES = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "gelu_tanh": 4}
@@ -588,6 +596,7 @@ def _gemm_tma_kernel(
     GROUP_M: tl.constexpr,
     PHASES: tl.constexpr,
     LINE_ELEMS: tl.constexpr,
+    K_PARTS: tl.constexpr,
     A_T: tl.constexpr,
     B_T: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
@@ -625,10 +634,12 @@ def _gemm_tma_kernel(
     back once per tile.
     DIV_N, DIV_CM: as in _gemm_kernel, for the epilogue's stores.
     PHASES > 1 ("phase_a": A row-major, its rows off the L2 lines, PHASES rows apart on the same
-    offset within a line): a tile's rows are one phase's (rows p, p + PHASES, ...), read through
-    `a_desc` over A seen as (phase, row of the phase, K), and its K loop starts early by that offset
-    (`a_line_mod`: A's base, `a_pitch`: its row pitch, in elements modulo LINE_ELEMS), at a negative
-    K that the descriptors zero-fill, so that every row of A's tile starts on a whole line.
+    offset within a part of LINE_ELEMS elements of a line): a tile's rows are one phase's (rows p,
+    p + PHASES, ...), read through `a_desc` over A seen as (phase, row of the phase, K), and its K
+    loop starts early by that offset (`a_line_mod`: A's base, `a_pitch`: its row pitch, in elements
+    modulo LINE_ELEMS), at a negative K that the descriptors zero-fill; each K step is read in
+    K_PARTS parts of BLOCK_K // K_PARTS (the descriptors' K), so that every part of a row of A's tile
+    starts on a multiple of LINE_ELEMS and lies in one line (targets.configs.PHASE_PART_BYTES).
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
     tiles_per_phase = tl.cdiv(M // PHASES, BLOCK_M)
@@ -649,20 +660,21 @@ def _gemm_tma_kernel(
             shift = 0
         acc, step = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
         for ki in range(tl.cdiv(K + shift, BLOCK_K)):
-            off_k = ki * BLOCK_K - shift
-            if A_T:
-                a = a_desc.load([off_k, off_m]).T
-            elif PHASES > 1:
-                a = a_desc.load([phase, off_m, off_k]).reshape(BLOCK_M, BLOCK_K)
-            else:
-                a = a_desc.load([off_m, off_k])
-            if B_T:
-                b = b_desc.load([off_n, off_k]).T
-            else:
-                b = b_desc.load([off_k, off_n])
-            acc, step = _step_mma(
-                a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
-            )
+            for part in tl.static_range(K_PARTS):
+                off_k = ki * BLOCK_K + part * (BLOCK_K // K_PARTS) - shift
+                if A_T:
+                    a = a_desc.load([off_k, off_m]).T
+                elif PHASES > 1:
+                    a = a_desc.load([phase, off_m, off_k]).reshape(BLOCK_M, BLOCK_K // K_PARTS)
+                else:
+                    a = a_desc.load([off_m, off_k])
+                if B_T:
+                    b = b_desc.load([off_n, off_k]).T
+                else:
+                    b = b_desc.load([off_k, off_n])
+                acc, step = _step_mma(
+                    a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
+                )
         acc = _accumulated(acc, step, LATE_PROMOTION, SWAP_AB)
         offs_m, offs_n = phase + PHASES * (off_m + tl.arange(0, BLOCK_M)), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
@@ -836,8 +848,11 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
-        (a_block, a_t), (b_block, b_t) = _descriptor_block(a_, cfg, k_dim=1), _descriptor_block(b_, cfg, k_dim=0)
         phases = row_phases(a_) if cfg.phase_a else 1
+        parts = phase_parts(cfg.block_k, a_.element_size(), PHASE_PART_BYTES) if phases > 1 else 1
+        (a_block, a_t), (b_block, b_t) = (
+            _descriptor_block(t, cfg, k_dim=d, k_parts=parts) for t, d in ((a_, 1), (b_, 0))
+        )
         a_view = a_
         if phases > 1:  # A seen as (phase, row of the phase, K): a tile's rows one phase's
             a_view = a_.as_strided((phases, M // phases, a_.shape[1]), (a_.stride(0), phases * a_.stride(0), 1))
@@ -848,18 +863,21 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and descriptor_problem(c, "C") is None
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
-        line = PAD_ROW_BYTES // a_.element_size()  # (elements of an L2 line)
+        line = PHASE_PART_BYTES // a_.element_size()  # (elements of the part of a line a phase is of)
+        main = mainloop(cfg)
+        if parts > 1 and main["MAX_NUM_IMPRECISE_ACC"]:  # (each part's MMAs are promoted)
+            main["MAX_NUM_IMPRECISE_ACC"] = min(cfg.block_k // parts, 128)
         args = (
             descriptor(a_view, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
             a_.data_ptr() // a_.element_size() % line if phases > 1 else 0, a_.stride(0) % line,
         )  # fmt: skip
         meta = dict(
-            PHASES=phases, LINE_ELEMS=line,
+            PHASES=phases, LINE_ELEMS=line, K_PARTS=parts,
             A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, SWAP_AB=cfg.swap_ab,
             FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,
-            **mainloop(cfg), **epilogue, **store_hints,
+            **main, **epilogue, **store_hints,
         )  # fmt: skip
         return programs, args, meta
 
@@ -1275,18 +1293,19 @@ def _aligned_layout(
     return view, _PadCopy((t, buffer, *extents, *strides, *buffer.shape, buffer.stride(0)), transposes)
 
 
-def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int) -> tuple[list[int], bool]:
+def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int, k_parts: int = 1) -> tuple[list[int], bool]:
     """(block shape, transposed) of the descriptor over operand `t`: over `t` itself when it is
-    row-major, else over its transpose. `k_dim` is the dimension of `t` that is K (1 for A, 0 for B)."""
-    block_mn = cfg.block_m if k_dim == 1 else cfg.block_n
+    row-major, else over its transpose. `k_dim` is the dimension of `t` that is K (1 for A, 0 for B);
+    a K step read in `k_parts` parts has blocks of a part's K."""
+    block_mn, block_k = (cfg.block_m if k_dim == 1 else cfg.block_n), cfg.block_k // k_parts
     transposed = t.stride(1) != 1  # the same test as descriptor_problem's
     along_rows_is_k = (k_dim == 1) != transposed  # the descriptor's last dimension is K
-    return ([block_mn, cfg.block_k] if along_rows_is_k else [cfg.block_k, block_mn]), transposed
+    return ([block_mn, block_k] if along_rows_is_k else [block_k, block_mn]), transposed
 
 
 def row_phases(t: torch.Tensor) -> int:
-    """`targets.configs.line_phases` of row-major `t`'s rows."""
-    return line_phases(t.stride(0) * t.element_size())
+    """`targets.configs.line_phases` of row-major `t`'s rows, within PHASE_PART_BYTES."""
+    return line_phases(t.stride(0) * t.element_size(), PHASE_PART_BYTES)
 
 
 def phase_problem(a: torch.Tensor) -> str | None:
@@ -1298,7 +1317,7 @@ def phase_problem(a: torch.Tensor) -> str | None:
         return problem
     phases = row_phases(a)
     if phases == 1:
-        return f"phase_a configs are for A's rows off the {PAD_ROW_BYTES}-byte lines; these start on them"
+        return f"phase_a configs are for A's rows off {PHASE_PART_BYTES}-byte multiples; these start on them"
     if a.shape[0] % phases:
         return f"phase_a configs need A's rows a multiple of their {phases} phases, got {a.shape[0]}"
     return None

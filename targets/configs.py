@@ -74,11 +74,29 @@ MAX_CONFIGS = 128
 PAD_ROW_BYTES = 128
 
 
-def line_phases(row_bytes: int) -> int:
-    """How many rows apart two rows `row_bytes` apart start at the same offset within an L2 line
-    (PAD_ROW_BYTES): 1 when every row starts where the first does, 8 for rows 16-byte multiples apart
-    that are no line multiples (fp16 K = 1000)."""
-    return PAD_ROW_BYTES // math.gcd(row_bytes, PAD_ROW_BYTES)
+# A `phase_a` tile reads each K step of A and B in parts of this many bytes along K (one part
+# where the step is no wider), and starts every part of A's rows on a multiple of it within an L2
+# line: a part then lies in one line. Parts of a line's half rather than whole lines halve the
+# offsets a row can start at within one, so that a K loop started that offset early never needs more
+# steps than one started at 0 where K leaves a part's width spare (fp16 K = 1000, K steps of 64:
+# rows 2000 bytes apart start at 0, 16, 32 or 48 bytes into a half line, at most 24 elements early,
+# and 1024 - 1000 = 24; on whole lines the offsets reach 56 elements, and half the tiles took a 17th
+# step of zeros).
+PHASE_PART_BYTES = 64
+
+
+def line_phases(row_bytes: int, unit: int = PAD_ROW_BYTES) -> int:
+    """How many rows apart two rows `row_bytes` apart start at the same offset within a `unit`
+    (bytes; an L2 line, PAD_ROW_BYTES, by default): 1 when every row starts where the first does, 8
+    for rows 16-byte multiples apart that are no line multiples (fp16 K = 1000), 4 of those within
+    a half line."""
+    return unit // math.gcd(row_bytes, unit)
+
+
+def phase_parts(block_k: int, nbytes: int, unit: int = PHASE_PART_BYTES) -> int:
+    """The parts a `phase_a` tile's K step of `block_k` elements of `nbytes` bytes is read in: one
+    per `unit` bytes (PHASE_PART_BYTES), at least one."""
+    return max(1, block_k * nbytes // unit)
 
 
 STREAMK_WAVE_EFFICIENCY = 0.8
@@ -537,10 +555,12 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += pad_b
-        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % line_phases(a_row):
-            # A's rows usable but off the lines: the TMA configs also in tiles of one line offset
-            # (phase_a), which start every row of A's tile on a line without copying A; beside B
-            # as it is, and where B's rows are off the lines too, beside its copy (pad_b).
+        phases = line_phases(a_row, PHASE_PART_BYTES)
+        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and phases > 1 and not M % phases:
+            # A's rows usable but off the lines: the TMA configs also in tiles of one offset within
+            # a PHASE_PART_BYTES part of a line (phase_a), which start every part of A's tile rows
+            # on one without copying A; beside B as it is, and where B's rows are off the lines
+            # too, beside its copy (pad_b).
             configs += [
                 dataclasses.replace(cfg, phase_a=True)
                 for cfg in unpadded + pad_b

@@ -267,11 +267,14 @@ def test_one_operand_on_an_aligned_copy(config, a_layout, b_layout, device, rng)
     assert torch.equal(view, copied)
 
 
-# Tiles of A's rows of one line offset (phase_a): rows 16-byte but not line multiples apart, each
-# tile's K loop started early at a negative K (zero-filled), every output row written once.
+# Tiles of A's rows of one offset within a part of a line (phase_a): rows 16-byte but not line
+# multiples apart, each tile's K loop started early at a negative K (zero-filled) and its K steps
+# read in parts of 64 bytes (fp16: one part of a 32-wide step, two of a 64-wide one, four of a
+# 128-wide one), every output row written once.
 PHASE_CONFIGS = [
     GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True),
     GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=True),
+    GemmConfig(64, 32, 128, 4, 2, variant="tma", phase_a=True),
     GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True, pad_b=True),
     GemmConfig(64, 32, 32, 4, 2, variant="tma_ws", phase_a=True),
 ]
@@ -280,7 +283,7 @@ PHASE_CONFIGS = [
 @pytest.mark.parametrize("config", PHASE_CONFIGS, ids=str)
 @pytest.mark.parametrize(
     "shape",
-    [(48, 40, 1000), (136, 72, 72), (8, 40, 200), (200, 64, 1000)],  # rows 2000 / 144 / 400 bytes: 8 offsets
+    [(48, 40, 1000), (136, 72, 72), (8, 40, 200), (200, 64, 1000)],  # rows 2000 / 144 / 400 bytes: 4 offsets
     ids=lambda s: "x".join(map(str, s)),
 )
 def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, device, rng):
@@ -288,7 +291,7 @@ def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, device, rn
 
     M, N, K = shape
     a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
-    assert row_phases(a) == 8
+    assert row_phases(a) == 4  # (rows start 0, 16, 32 or 48 bytes into a 64-byte part of a line)
     out = _poisoned(M, N, torch.float16, device)
     kernels.matmul(a, b, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
@@ -299,10 +302,10 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
     from kernels.matmul import row_phases
 
     config = GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True)
-    # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 8 offsets
+    # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 4 offsets
     base = _randn((64 * 521 + 8,), rng, torch.float16, device)
     a = base[8:].view(64, 521)[:, :520]
-    assert a.stride(0) == 521 and row_phases(a) == 128 // 2  # (rows 1042 bytes apart: no descriptor)
+    assert a.stride(0) == 521 and row_phases(a) == 64 // 2  # (rows 1042 bytes apart: no descriptor)
     a = base[8 : 8 + 64 * 520].view(64, 520)
     b = _randn((520, 40), rng, torch.float16, device)
     bias = _randn((40,), rng, torch.float16, device)
@@ -311,16 +314,17 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
     assert relative_error(out, reference_gemm(a, b, bias=bias, activation="gelu")) <= TOLERANCE["fp16"]
     fa, fb = _fp8_operands(40, 48, 1040, torch.float8_e4m3fn, rng, device)  # rows 1040 bytes apart
     sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
-    out = _poisoned(40, 48, torch.bfloat16, device)
-    kernels.scaled_matmul(fa, fb, sa, sb, out=out, config=config)
-    assert relative_error(out, reference_gemm(fa, fb, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
+    for cfg in (config, GemmConfig(64, 32, 128, 4, 2, variant="tma", phase_a=True)):  # (1 and 2 parts a step)
+        out = _poisoned(40, 48, torch.bfloat16, device)
+        kernels.scaled_matmul(fa, fb, sa, sb, out=out, config=cfg)
+        assert relative_error(out, reference_gemm(fa, fb, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
 
 
 def test_phase_tiles_refuse_what_they_cannot_read_by_name(device, rng):
     config = GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True)
     b = _randn((1000, 32), rng, torch.float16, device)
     for a, why in (
-        (_randn((50, 1000), rng, torch.float16, device), "A's rows a multiple of their 8 phases, got 50"),
+        (_randn((50, 1000), rng, torch.float16, device), "A's rows a multiple of their 4 phases, got 50"),
         (_randn((48, 1024), rng, torch.float16, device)[:, :1000], "start on them"),  # rows 2048 bytes apart
         (_layout(_randn((48, 1000), rng, torch.float16, device), "col"), "row-major A"),
         (_randn((48, 1001), rng, torch.float16, device)[:, :1000], "leading stride 1001"),
