@@ -336,6 +336,7 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     h200 = get("h200")
     for dtype, shape, with_pad_b in (
         ("fp16", (1000, 1000, 1000), True),  # A and B rows 2000 bytes apart
+        ("fp16", (1004, 1000, 1000), True),  # a multiple of the 4 offsets within a half line, not of 8
         ("bf16", (3000, 5000, 1000), True),  # B's 10000
         ("fp16", (1000, 1024, 1000), False),  # B's rows on the lines
         ("fp8_e4m3", (128, 4096, 1040), False),  # A's rows 1040 bytes apart, B's 4096
@@ -350,7 +351,7 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     for dtype, shape in (
         ("fp16", (1024, 1000, 1024)),  # A's rows on the lines (B's are not)
         ("fp16", (127, 4097, 1023)),  # A's rows not 16-byte multiples
-        ("fp16", (1001, 1000, 1000)),  # rows of 8 offsets, 1001 not a multiple of 8
+        ("fp16", (1001, 1000, 1000)),  # rows of 4 offsets within a half line, 1001 not a multiple of 4
     ):
         assert not [c for c in candidate_configs(h200, dtype, *shape, limit=None) if c.phase_a], shape
     assert not [c for c in candidate_configs(get("a100-80gb"), "fp16", 1000, 1000, 1000, limit=None) if c.phase_a]
