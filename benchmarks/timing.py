@@ -628,3 +628,40 @@ def side_by_side(named: Sequence[tuple[str, Callable[[], object]]], rounds: int,
         f"  {name:<{width}} {timing.median(i) * 1e6:8.2f}  {base / timing.median(i):6.3f}x"
         for i, (name, _) in enumerate(named)
     ]
+
+
+def checked_sides(
+    sides: Sequence[tuple[str, Callable[[], object], object]], reference, max_error: float = 2e-2
+) -> list[tuple[str, Callable[[], object]]]:
+    """The probes' sides that run and compute `reference` (a float64 tensor): each (label, call,
+    output) is called once and its output compared (relative Frobenius error <= `max_error`); one
+    that raises or errs is printed with its reason and left out, the others still checked."""
+    import torch
+    from triton.errors import TritonError  # (a compile that fails: CompilationError)
+
+    checked = []
+    for name, call, result in sides:
+        try:
+            call()
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+        except (TritonError, RuntimeError, ValueError) as err:  # the other sides still run
+            print(f"  {name}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
+            continue
+        error = ((result.double() - reference).norm() / reference.norm()).item()
+        if error > max_error:
+            print(f"  {name}: relative error {error:.3g}, dropped")
+            continue
+        checked.append((name, call))
+    return checked
+
+
+def probe_table(named: Sequence[tuple[str, Callable[[], object]]], rounds: int) -> list[str]:
+    """A probe's lines for its checked sides (`checked_sides`): on a GPU `side_by_side`'s table under
+    its heading, in the interpreter (no timing there) the sides' names."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return ["  checked (interpreter): " + ", ".join(name for name, _ in named)]
+    heading = f"  (us, median of {rounds} rounds, L2 flushed; x = {named[0][0]} / side)"
+    return [heading, *side_by_side(named, rounds)]

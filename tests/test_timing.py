@@ -785,3 +785,25 @@ def test_side_by_side_lines_each_side_against_the_first():
     slow_us, slow_x = float(lines[0].split()[-2]), lines[0].split()[-1]
     fast_us, fast_x = float(lines[1].split()[-2]), float(lines[1].split()[-1].rstrip("x"))
     assert slow_x == "1.000x" and slow_us >= 4000 and 1000 <= fast_us < slow_us and fast_x > 1.5
+
+
+def test_checked_sides_keep_the_sides_that_run_and_compute_the_reference(capsys):
+    from benchmarks.timing import checked_sides, probe_table
+
+    reference = torch.arange(12, dtype=torch.float64).reshape(3, 4) + 1
+    right, wrong = reference.float().clone(), (reference * 1.1).float()
+
+    def refused():
+        raise ValueError("phase_a configs need A's rows a multiple of their 4 phases\nmore")
+
+    kept = checked_sides(
+        [("right", lambda: None, right), ("refused", refused, right), ("wrong", lambda: None, wrong)], reference
+    )
+    assert [name for name, _ in kept] == ["right"]
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        "  refused: failed: ValueError: phase_a configs need A's rows a multiple of their 4 phases",
+        "  wrong: relative error 0.1, dropped",
+    ]
+    if not torch.cuda.is_available():  # (no timing in the interpreter: the sides' names)
+        assert probe_table(kept, rounds=3) == ["  checked (interpreter): right"]

@@ -11,14 +11,18 @@
 #          3000x5000x1000) over the `-phase` configs alone, each bucket's entry timed beside them,
 #          into a copy of the card's library ($OUT/<library>.json, tune-phase.log).
 #
+# (A later call runs the same steps with another probe: PROBE, its output's name PROBE_OUT, its
+# limit PROBE_S, the other cards' length CAP.)
+#
 #   OUT=$OUT [TOTAL=seconds, default 560; other cards than an H200 take at most 480] bash docs/results/2026-12-07d-phase/call_2.sh
 source docs/results/2026-12-07a-h100/prologue.sh 560
 source docs/results/2026-12-07d-phase/h200.sh
-total=$((total < 480 ? total : 480))
+cap=${CAP:-480} probe=${PROBE:-docs/results/2026-12-07d-phase/phase_probe.py} probe_out=${PROBE_OUT:-phase.txt}
+total=$((total < cap ? total : cap))
 timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_matmul.py -k phase > "$out/pytest-phase.txt" 2>&1
 echo "pytest: exit $?"; tail -n 5 "$out/pytest-phase.txt"
-timeout 200 python3 docs/results/2026-12-07d-phase/phase_probe.py > "$out/phase.txt" 2>&1
-echo "probe: exit $?"; cat "$out/phase.txt"
+timeout "${PROBE_S:-200}" python3 "$probe" > "$out/$probe_out" 2>&1
+echo "probe: exit $?"; cat "$out/$probe_out"
 mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
 tune_match='-phase$' tune_margin=15
 tune phase $((total - 10)) --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000

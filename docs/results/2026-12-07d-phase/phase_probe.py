@@ -30,8 +30,9 @@ if not torch.cuda.is_available():  # the interpreter checks the indexing (set be
 
 import triton
 import triton.language as tl
-from triton.compiler.errors import CompilationError
 from triton.tools.tensor_descriptor import TensorDescriptor
+
+from benchmarks.timing import checked_sides, probe_table
 
 LINE = 128  # bytes: the L2 line a row's tile should start on
 
@@ -170,21 +171,7 @@ def sides(dtype: torch.dtype, shape: tuple[int, int, int], device: str):
             c = torch.empty(M, N, device=device, dtype=dtype)
             name = f"BM{tile[0]}-BN{tile[1]}-BK{tile[2]}-w{tile[3]}-s{tile[4]} {label}"
             out.append((name, lambda c=c, mode=mode, tile=tile, bb=bb: phase_matmul(a, bb, c, mode, *tile), c))
-    checked = []
-    for name, call, result in out:
-        try:
-            call()
-            if device == "cuda":
-                torch.cuda.synchronize()
-        except (CompilationError, RuntimeError, ValueError) as err:  # the other sides still run
-            print(f"  {name}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
-            continue
-        err = ((result.double() - ref).norm() / ref.norm()).item()
-        if err > 2e-2:
-            print(f"  {name}: relative error {err:.3g}, dropped")
-            continue
-        checked.append((name, call))
-    return checked
+    return checked_sides(out, ref)
 
 
 def main() -> int:
@@ -203,13 +190,7 @@ def main() -> int:
         for dname in args.dtypes:
             print(f"\n{dname} {shape_name}")
             named = sides(dtypes[dname], shape, device)
-            if device != "cuda":
-                print("  checked (interpreter):", ", ".join(n for n, _ in named))
-                continue
-            from benchmarks.timing import side_by_side
-
-            print(f"  (us, median of {args.rounds} rounds, L2 flushed; x = cuBLAS / side)")
-            print("\n".join(side_by_side(named, args.rounds)))
+            print("\n".join(probe_table(named, args.rounds)))
     return 0
 
 

@@ -28,6 +28,7 @@ import torch
 if not torch.cuda.is_available():  # the interpreter checks the sides (set before importing triton)
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
+from benchmarks.timing import checked_sides, probe_table
 from targets.configs import config_from_name
 
 launcher = importlib.import_module("kernels.matmul")  # (the module: kernels.matmul is its function)
@@ -81,21 +82,7 @@ def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: s
         cfg, c = config_from_name(name), torch.empty_like(ref, dtype=dtype)
         label = name if part is None else f"{name} ({part}-byte parts)"
         out.append((label, lambda c=c, cfg=cfg, part=part: call(a, b, c, cfg, part), c))
-    checked = []
-    for name, fn, result in out:
-        try:
-            fn()
-            if device == "cuda":
-                torch.cuda.synchronize()
-        except (RuntimeError, ValueError) as err:  # the other sides still run
-            print(f"  {name}: failed: {type(err).__name__}: {str(err).splitlines()[0][:160]}")
-            continue
-        err = ((result.double() - ref).norm() / ref.norm()).item()
-        if err > 2e-2:
-            print(f"  {name}: relative error {err:.3g}, dropped")
-            continue
-        checked.append((name, fn))
-    return checked
+    return checked_sides(out, ref)
 
 
 def main() -> int:
@@ -114,13 +101,7 @@ def main() -> int:
         for dname in args.dtypes:
             print(f"\n{dname} {shape_name}" + ("" if device == "cuda" else f" (as {shape}, interpreter)"))
             named = sides(dtypes[dname], shape, rows, device)
-            if device != "cuda":
-                print("  checked:", len(named), "of", len(rows))
-                continue
-            from benchmarks.timing import side_by_side
-
-            print(f"  (us, median of {args.rounds} rounds, L2 flushed; x = cuBLAS / side)")
-            print("\n".join(side_by_side(named, args.rounds)))
+            print("\n".join(probe_table(named, args.rounds)))
     return 0
 
 
