@@ -5,6 +5,7 @@ is poisoned with NaN before the call, so an element the kernel skips fails.
 """
 
 import dataclasses
+import sys
 
 import pytest
 import torch
@@ -283,15 +284,18 @@ PHASE_CONFIGS = [
 @pytest.mark.parametrize("config", PHASE_CONFIGS, ids=str)
 @pytest.mark.parametrize(
     "shape",
-    [(48, 40, 1000), (136, 72, 72), (8, 40, 200), (200, 64, 1000)],  # rows 2000 / 144 / 400 bytes: 4 offsets
+    [(48, 40, 1000), (136, 72, 72), (8, 40, 200), (200, 64, 1000)],  # rows 2000 / 144 / 400 bytes
     ids=lambda s: "x".join(map(str, s)),
 )
-def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, device, rng):
+@pytest.mark.parametrize("part_bytes", [64, 128], ids=lambda n: f"parts{n}")
+def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, part_bytes, device, rng, monkeypatch):
     from kernels.matmul import row_phases
 
+    monkeypatch.setattr(sys.modules["kernels.matmul"], "PHASE_PART_BYTES", part_bytes)
     M, N, K = shape
     a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
-    assert row_phases(a) == 4  # (rows start 0, 16, 32 or 48 bytes into a 64-byte part of a line)
+    # rows start 0, 16, 32, ... bytes into a part of a line: 4 offsets in 64 bytes, 8 in 128
+    assert row_phases(a) == part_bytes // 16
     out = _poisoned(M, N, torch.float16, device)
     kernels.matmul(a, b, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
