@@ -37,6 +37,7 @@ from targets.configs import (
     hopper_partitions,
     line_phases,
     phase_parts,
+    split_accumulator,
 )
 
 # Activation codes shared by the launcher and the kernel (constexpr ints).
@@ -597,6 +598,7 @@ def _gemm_tma_kernel(
     PHASES: tl.constexpr,
     LINE_ELEMS: tl.constexpr,
     K_PARTS: tl.constexpr,
+    SPLIT_ACC: tl.constexpr,
     A_T: tl.constexpr,
     B_T: tl.constexpr,
     WARP_SPECIALIZE: tl.constexpr,
@@ -640,6 +642,9 @@ def _gemm_tma_kernel(
     modulo LINE_ELEMS), at a negative K that the descriptors zero-fill; each K step is read in
     K_PARTS parts of BLOCK_K // K_PARTS (the descriptors' K), so that every part of a row of A's tile
     starts on a multiple of LINE_ELEMS and lies in one line (targets.configs.PHASE_PART_BYTES).
+    SPLIT_ACC (K_PARTS > 1): the odd parts' MMAs into an accumulator of their own, added to the
+    other after the loop, so that one part's MMAs need not wait for the other's: Triton keeps both
+    in flight (with one accumulator it waits for all of a step's first part before the second).
     """
     N, stride_cm = _multiple(N, DIV_N), _multiple(stride_cm, DIV_CM)
     tiles_per_phase = tl.cdiv(M // PHASES, BLOCK_M)
@@ -659,6 +664,7 @@ def _gemm_tma_kernel(
             off_m = pid_m * BLOCK_M
             shift = 0
         acc, step = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
+        acc_odd, step_odd = _accumulators(BLOCK_M, BLOCK_N, SWAP_AB)
         for ki in range(tl.cdiv(K + shift, BLOCK_K)):
             for part in tl.static_range(K_PARTS):
                 off_k = ki * BLOCK_K + part * (BLOCK_K // K_PARTS) - shift
@@ -672,10 +678,17 @@ def _gemm_tma_kernel(
                     b = b_desc.load([off_n, off_k]).T
                 else:
                     b = b_desc.load([off_k, off_n])
-                acc, step = _step_mma(
-                    a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
-                )
+                if part % 2 == 0 or not SPLIT_ACC:
+                    acc, step = _step_mma(
+                        a, b, acc, step, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
+                    )
+                else:
+                    acc_odd, step_odd = _step_mma(
+                        a, b, acc_odd, step_odd, INPUT_PRECISION, MAX_NUM_IMPRECISE_ACC, LATE_PROMOTION, False, SWAP_AB
+                    )
         acc = _accumulated(acc, step, LATE_PROMOTION, SWAP_AB)
+        if SPLIT_ACC:
+            acc += _accumulated(acc_odd, step_odd, LATE_PROMOTION, SWAP_AB)
         offs_m, offs_n = phase + PHASES * (off_m + tl.arange(0, BLOCK_M)), off_n + tl.arange(0, BLOCK_N)
         if TMA_STORE:
             acc = _epilogue(
@@ -873,7 +886,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             a_.data_ptr() // a_.element_size() % line if phases > 1 else 0, a_.stride(0) % line,
         )  # fmt: skip
         meta = dict(
-            PHASES=phases, LINE_ELEMS=line, K_PARTS=parts,
+            PHASES=phases, LINE_ELEMS=line, K_PARTS=parts, SPLIT_ACC=parts > 1 and split_accumulator(cfg),
             A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, SWAP_AB=cfg.swap_ab,
             FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,

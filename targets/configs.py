@@ -93,6 +93,20 @@ def line_phases(row_bytes: int, unit: int = PAD_ROW_BYTES) -> int:
     return unit // math.gcd(row_bytes, unit)
 
 
+# A `phase_a` tile whose K steps come in parts takes its odd parts into a second accumulator where
+# both fit in this many fp32 values per thread (the 128 x 64 tile on 4 warps: 64 each; the 128 x
+# 256 one on 8 warps would need 256, and spills): with one accumulator Triton waits for a step's
+# first part's MMAs before issuing the second's (compiled for sm_90 with Triton 3.6: a full wait in
+# every step), with two it keeps both in flight.
+PHASE_SPLIT_ACC_MAX_PER_THREAD = 128
+
+
+def split_accumulator(cfg: GemmConfig, warp_size: int = 32) -> bool:
+    """Whether a `phase_a` tile of `cfg` read in parts has room for a second accumulator
+    (PHASE_SPLIT_ACC_MAX_PER_THREAD)."""
+    return 2 * cfg.block_m * cfg.block_n <= PHASE_SPLIT_ACC_MAX_PER_THREAD * cfg.num_warps * warp_size
+
+
 def phase_parts(block_k: int, nbytes: int, unit: int = PHASE_PART_BYTES) -> int:
     """The parts a `phase_a` tile's K step of `block_k` elements of `nbytes` bytes is read in: one
     per `unit` bytes (PHASE_PART_BYTES), at least one."""

@@ -359,6 +359,7 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     assert str(cfg) == "BM128-BN256-BK64-w8-s4-g8-tma-padb-phase" and config_from_name(str(cfg)) == cfg
     assert cfg.as_dict()["phase_a"] is True and GemmConfig(**cfg.as_dict()) == cfg
     assert "phase_a" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # older entries read back the same
+
     assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, phase_a=False))
     with pytest.raises(ValueError, match="phase_a must be a bool"):
         GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=1)
@@ -371,6 +372,15 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     ):
         with pytest.raises(ValueError, match="phase_a is for the variants tma, tma_ws"):
             GemmConfig(64, 64, 64, 4, 3, phase_a=True, **bad)
+
+
+def test_phase_parts_and_their_second_accumulator():
+    from targets.configs import phase_parts, split_accumulator
+
+    assert [phase_parts(bk, 2) for bk in (32, 64, 128)] == [1, 2, 4]  # fp16: 64-byte parts
+    assert [phase_parts(bk, 1) for bk in (64, 128)] == [1, 2] and phase_parts(64, 2, unit=128) == 1
+    assert split_accumulator(GemmConfig(128, 64, 64, 4, 4, variant="tma", phase_a=True))  # 2 x 64 a thread
+    assert not split_accumulator(GemmConfig(128, 256, 64, 8, 4, variant="tma", phase_a=True))  # 2 x 128
 
 
 def test_kmajor_b_configs_for_32_bit_operands_on_hopper():

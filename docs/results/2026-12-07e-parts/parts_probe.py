@@ -10,9 +10,10 @@ elements early, and 1000 + 24 = 1024 = 16 steps for every phase.
 
 This probe times, through the project's launcher (`kernels.matmul(a, b, config=...)`), the phase
 configs with parts of 128 bytes (kernels.matmul.PHASE_PART_BYTES = 128: the first version's
-offsets; a 64-wide fp16 step in one part) and of 64 (the default), beside the same tiles without
-phases, the library's entry and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked
-against a float64 reference first.
+offsets; a 64-wide fp16 step in one part) and of 64 (the default; where it fits, the odd parts into
+a second accumulator, and once all into one), beside the same tiles without phases, the library's
+entry and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked against a float64
+reference first.
 
     PYTHONPATH=. python3 docs/results/2026-12-07e-parts/parts_probe.py [--rounds 20] [--dtypes fp16 bf16]
 """
@@ -29,16 +30,18 @@ if not torch.cuda.is_available():  # the interpreter checks the sides (set befor
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
 from benchmarks.timing import checked_sides, probe_table
+from targets import configs
 from targets.configs import config_from_name
 
 launcher = importlib.import_module("kernels.matmul")  # (the module: kernels.matmul is its function)
 
-# shape: (config, part bytes or None for the config as it is)
+# shape: (config, part bytes, or None for the config as it is; negative: the parts into one accumulator)
 SIDES = {
     "1000x1000x1000": [
         ("BM128-BN64-BK64-w4-s4-g8-tma", None),
         ("BM128-BN64-BK64-w4-s4-g8-tma-phase", 128),
         ("BM128-BN64-BK64-w4-s4-g8-tma-phase", 64),
+        ("BM128-BN64-BK64-w4-s4-g8-tma-phase", -64),
         ("BM128-BN64-BK32-w4-s4-g8-tma-phase", 128),
         ("BM128-BN64-BK32-w4-s4-g8-tma-phase", 64),
         ("BM128-BN64-BK128-w4-s3-g8-tma-phase", 64),
@@ -56,14 +59,16 @@ SMALL = {"1000x1000x1000": (64, 40, 1000), "3000x5000x1000": (64, 264, 1000)}  #
 
 
 def call(a, b, c, cfg, part_bytes):
-    """c = a @ b on `cfg`, its phase tiles read in parts of `part_bytes` (None: as configured)."""
-    default = launcher.PHASE_PART_BYTES
-    if part_bytes is not None:
-        launcher.PHASE_PART_BYTES = part_bytes  # (read when the launch is made: a graph captures it)
+    """c = a @ b on `cfg`, its phase tiles read in parts of `part_bytes` (None: as configured;
+    negative: of -part_bytes, all into one accumulator)."""
+    default, split_max = launcher.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD
+    if part_bytes is not None:  # (read when the launch is made: a graph captures them)
+        launcher.PHASE_PART_BYTES = abs(part_bytes)
+        configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = 0 if part_bytes < 0 else split_max
     try:
         return launcher.matmul(a, b, out=c, config=cfg)
     finally:
-        launcher.PHASE_PART_BYTES = default
+        launcher.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = default, split_max
 
 
 def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: str):
@@ -80,7 +85,7 @@ def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: s
         ]
     for name, part in rows:
         cfg, c = config_from_name(name), torch.empty_like(ref, dtype=dtype)
-        label = name if part is None else f"{name} ({part}-byte parts)"
+        label = name if part is None else f"{name} ({abs(part)}-byte parts{', one acc' if part < 0 else ''})"
         out.append((label, lambda c=c, cfg=cfg, part=part: call(a, b, c, cfg, part), c))
     return checked_sides(out, ref)
 
