@@ -185,9 +185,9 @@ def explain_cell(cell: str, speedup: float, entry: dict, sms: int) -> dict:
         elif cfg is not None and cfg.copied_alone:
             what = f"{cfg.copied_alone} copied onto aligned rows, the other's tile rows cross one more line"
             if cfg.phase_a:
-                what = "B copied onto aligned rows, A read in tiles of one offset within a half line"
+                what = "B copied onto aligned rows, A read in tiles of one line offset from it"
         elif cfg is not None and cfg.phase_a:
-            what = "A read in tiles of one offset within a half line, B's tile rows cross one more line"
+            what = "A read in tiles of one line offset from it, B's tile rows cross one more line"
         facts.append(f"rows of {rows_off} apart, {_OFF_LINES} ({what})")
     row["facts"] = "; ".join(facts) or "-"
     return row

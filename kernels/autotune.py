@@ -369,7 +369,7 @@ def _runnable(
         if not ineligible(other):
             return other
     # (without what only other variants take: the Gluon kernel's own split, stream-K, tail launch,
-    # clusters and extra columns; the TMA kernel's K-major copy of B and tiles of one offset within a half line)
+    # clusters and extra columns; the TMA kernel's K-major copy of B and tiles of one line offset)
     fallback = dataclasses.replace(
         config, variant="tile", split_k=1, stream_k=False, tail_halves=False, cluster_m=1, cluster_n=1, extra_n=0,
         kmajor_b=False, phase_a=False,

@@ -28,10 +28,10 @@ from kernels._validate import (
     resolve_out_dtype,
     resolve_precision,
 )
+from targets import configs as target_configs
 from targets import get as target_spec
 from targets.configs import (
     PAD_ROW_BYTES,
-    PHASE_PART_BYTES,
     GemmConfig,
     gluon_c_tile_bytes,
     hopper_partitions,
@@ -862,7 +862,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
         phases = row_phases(a_) if cfg.phase_a else 1
-        parts = phase_parts(cfg.block_k, a_.element_size(), PHASE_PART_BYTES) if phases > 1 else 1
+        parts = phase_parts(cfg.block_k, a_.element_size(), target_configs.PHASE_PART_BYTES) if phases > 1 else 1
         (a_block, a_t), (b_block, b_t) = (
             _descriptor_block(t, cfg, k_dim=d, k_parts=parts) for t, d in ((a_, 1), (b_, 0))
         )
@@ -876,7 +876,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and descriptor_problem(c, "C") is None
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
-        line = PHASE_PART_BYTES // a_.element_size()  # (elements of the part of a line a phase is of)
+        line = target_configs.PHASE_PART_BYTES // a_.element_size()  # (elements of a phase's part of a line)
         main = mainloop(cfg)
         if parts > 1 and main["MAX_NUM_IMPRECISE_ACC"]:  # (each part's MMAs are promoted)
             main["MAX_NUM_IMPRECISE_ACC"] = min(cfg.block_k // parts, 128)
@@ -1317,8 +1317,9 @@ def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int, k_parts: 
 
 
 def row_phases(t: torch.Tensor) -> int:
-    """`targets.configs.line_phases` of row-major `t`'s rows, within PHASE_PART_BYTES."""
-    return line_phases(t.stride(0) * t.element_size(), PHASE_PART_BYTES)
+    """`targets.configs.line_phases` of row-major `t`'s rows, within PHASE_PART_BYTES (read at each
+    launch: a probe may set it)."""
+    return line_phases(t.stride(0) * t.element_size(), target_configs.PHASE_PART_BYTES)
 
 
 def phase_problem(a: torch.Tensor) -> str | None:
@@ -1330,7 +1331,7 @@ def phase_problem(a: torch.Tensor) -> str | None:
         return problem
     phases = row_phases(a)
     if phases == 1:
-        return f"phase_a configs are for A's rows off {PHASE_PART_BYTES}-byte multiples; these start on them"
+        return f"phase_a configs are for A's rows off {target_configs.PHASE_PART_BYTES}-byte multiples; these start on them"
     if a.shape[0] % phases:
         return f"phase_a configs need A's rows a multiple of their {phases} phases, got {a.shape[0]}"
     return None

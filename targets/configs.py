@@ -62,6 +62,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import os
 import re
 from dataclasses import asdict, dataclass
 
@@ -76,13 +77,31 @@ PAD_ROW_BYTES = 128
 
 # A `phase_a` tile reads each K step of A and B in parts of this many bytes along K (one part
 # where the step is no wider), and starts every part of A's rows on a multiple of it within an L2
-# line: a part then lies in one line. Parts of a line's half rather than whole lines halve the
-# offsets a row can start at within one, so that a K loop started that offset early never needs more
-# steps than one started at 0 where K leaves a part's width spare (fp16 K = 1000, K steps of 64:
-# rows 2000 bytes apart start at 0, 16, 32 or 48 bytes into a half line, at most 24 elements early,
-# and 1024 - 1000 = 24; on whole lines the offsets reach 56 elements, and half the tiles took a 17th
-# step of zeros).
-PHASE_PART_BYTES = 64
+# line: a part then lies in one line. Whole lines are what was measured (2026-12-07: fp16/bf16
+# 1000^3 on the H100 0.79 -> 0.98x cuBLAS in the tune); there fp16 rows 2000 bytes apart start at 8
+# offsets, up to 56 elements before a line, and on K = 1000 in 64-wide steps half the tiles take a
+# 17th step, of zeros. Parts of half a line (64) halve the offsets: a loop started at most 24
+# elements early, and 1000 + 24 = 1024 = 16 steps for every tile, each step's two parts' MMAs into
+# two accumulators where they fit (split_accumulator). Built, checked in the interpreter and
+# compiled for sm_90; not yet timed on a GPU, so not the default until
+# docs/results/2026-12-07e-parts/parts_probe.py has compared the two. GEMMWATCH_PHASE_PART_BYTES
+# (64 or 128, an evidence knob) sets it for a process, before it generates candidates (cached).
+ENV_PHASE_PART_BYTES = "GEMMWATCH_PHASE_PART_BYTES"
+PHASE_PART_BYTE_CHOICES = (64, 128)
+
+
+def _phase_part_bytes() -> int:
+    """GEMMWATCH_PHASE_PART_BYTES, checked (128 when unset)."""
+    value = os.environ.get(ENV_PHASE_PART_BYTES, "128")
+    if value.strip() not in {str(n) for n in PHASE_PART_BYTE_CHOICES}:
+        raise ValueError(
+            f"{ENV_PHASE_PART_BYTES} must be one of {', '.join(map(str, PHASE_PART_BYTE_CHOICES))} "
+            f"(bytes of a phase tile's K-step part), got {value!r}"
+        )
+    return int(value)
+
+
+PHASE_PART_BYTES = _phase_part_bytes()
 
 
 def line_phases(row_bytes: int, unit: int = PAD_ROW_BYTES) -> int:
@@ -569,7 +588,7 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += pad_b
-        phases = line_phases(a_row, PHASE_PART_BYTES)
+        phases = line_phases(a_row, PHASE_PART_BYTES)  # (the launcher's count: row_phases)
         if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and phases > 1 and not M % phases:
             # A's rows usable but off the lines: the TMA configs also in tiles of one offset within
             # a PHASE_PART_BYTES part of a line (phase_a), which start every part of A's tile rows

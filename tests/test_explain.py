@@ -173,11 +173,11 @@ def test_operand_rows_off_the_128_byte_lines_are_named():
     one = explain_cell("fp16 3000x5000x1000", 0.9, {"config": "BM128-BN256-BK64-w8-s4-g8-tma-padb", **native}, 132)
     assert "(B copied onto aligned rows, the other's tile rows cross one more line)" in one["facts"]
     phase = explain_cell("fp16 1000x1000x1000", 0.99, {"config": "BM128-BN64-BK64-w4-s4-g8-tma-phase", **native}, 132)
-    assert "(A read in tiles of one offset within a half line, B's tile rows cross one more line)" in phase["facts"]
+    assert "(A read in tiles of one line offset from it, B's tile rows cross one more line)" in phase["facts"]
     both = explain_cell(
         "fp16 3000x5000x1000", 0.9, {"config": "BM128-BN256-BK64-w8-s4-g8-tma-padb-phase", **native}, 132
     )
-    assert "(B copied onto aligned rows, A read in tiles of one offset within a half line)" in both["facts"]
+    assert "(B copied onto aligned rows, A read in tiles of one line offset from it)" in both["facts"]
     assert "operand rows off the 128-byte lines in 2." in render_rows([row, padded], 132)
     from benchmarks.matrix import parse_cell
 

@@ -292,7 +292,7 @@ PHASE_CONFIGS = [
 def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, part_bytes, device, rng, monkeypatch):
     from kernels.matmul import row_phases
 
-    monkeypatch.setattr(sys.modules["kernels.matmul"], "PHASE_PART_BYTES", part_bytes)
+    monkeypatch.setattr(sys.modules["targets.configs"], "PHASE_PART_BYTES", part_bytes)
     M, N, K = shape
     a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
     # rows start 0, 16, 32, ... bytes into a part of a line: 4 offsets in 64 bytes, 8 in 128
@@ -307,10 +307,12 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
     from kernels.matmul import row_phases
 
     config = GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True)
-    # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 4 offsets
+    # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 8 offsets in a
+    # line, 4 in a half line
     base = _randn((64 * 521 + 8,), rng, torch.float16, device)
     a = base[8:].view(64, 521)[:, :520]
-    assert a.stride(0) == 521 and row_phases(a) == 64 // 2  # (rows 1042 bytes apart: no descriptor)
+    part = sys.modules["targets.configs"].PHASE_PART_BYTES
+    assert a.stride(0) == 521 and row_phases(a) == part // 2  # (rows 1042 bytes apart: no descriptor)
     a = base[8 : 8 + 64 * 520].view(64, 520)
     b = _randn((520, 40), rng, torch.float16, device)
     bias = _randn((40,), rng, torch.float16, device)
@@ -328,8 +330,9 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
 def test_phase_tiles_refuse_what_they_cannot_read_by_name(device, rng):
     config = GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True)
     b = _randn((1000, 32), rng, torch.float16, device)
+    phases = sys.modules["targets.configs"].PHASE_PART_BYTES // 16  # (rows 2000 bytes apart)
     for a, why in (
-        (_randn((50, 1000), rng, torch.float16, device), "A's rows a multiple of their 4 phases, got 50"),
+        (_randn((50, 1000), rng, torch.float16, device), f"A's rows a multiple of their {phases} phases, got 50"),
         (_randn((48, 1024), rng, torch.float16, device)[:, :1000], "start on them"),  # rows 2048 bytes apart
         (_layout(_randn((48, 1000), rng, torch.float16, device), "col"), "row-major A"),
         (_randn((48, 1001), rng, torch.float16, device)[:, :1000], "leading stride 1001"),

@@ -336,7 +336,6 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     h200 = get("h200")
     for dtype, shape, with_pad_b in (
         ("fp16", (1000, 1000, 1000), True),  # A and B rows 2000 bytes apart
-        ("fp16", (1004, 1000, 1000), True),  # a multiple of the 4 offsets within a half line, not of 8
         ("bf16", (3000, 5000, 1000), True),  # B's 10000
         ("fp16", (1000, 1024, 1000), False),  # B's rows on the lines
         ("fp8_e4m3", (128, 4096, 1040), False),  # A's rows 1040 bytes apart, B's 4096
@@ -351,7 +350,7 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     for dtype, shape in (
         ("fp16", (1024, 1000, 1024)),  # A's rows on the lines (B's are not)
         ("fp16", (127, 4097, 1023)),  # A's rows not 16-byte multiples
-        ("fp16", (1001, 1000, 1000)),  # rows of 4 offsets within a half line, 1001 not a multiple of 4
+        ("fp16", (1001, 1000, 1000)),  # rows of 8 offsets in a line (4 in a half), 1001 a multiple of neither
     ):
         assert not [c for c in candidate_configs(h200, dtype, *shape, limit=None) if c.phase_a], shape
     assert not [c for c in candidate_configs(get("a100-80gb"), "fp16", 1000, 1000, 1000, limit=None) if c.phase_a]
@@ -375,12 +374,26 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
 
 
 def test_phase_parts_and_their_second_accumulator():
-    from targets.configs import phase_parts, split_accumulator
+    from targets.configs import line_phases, phase_parts, split_accumulator
 
-    assert [phase_parts(bk, 2) for bk in (32, 64, 128)] == [1, 2, 4]  # fp16: 64-byte parts
-    assert [phase_parts(bk, 1) for bk in (64, 128)] == [1, 2] and phase_parts(64, 2, unit=128) == 1
+    assert [phase_parts(bk, 2, unit=64) for bk in (32, 64, 128)] == [1, 2, 4]  # fp16 in 64-byte parts
+    assert [phase_parts(bk, 1, unit=64) for bk in (64, 128)] == [1, 2]
+    assert [phase_parts(bk, 2, unit=128) for bk in (32, 64, 128)] == [1, 1, 2]  # (whole lines)
     assert split_accumulator(GemmConfig(128, 64, 64, 4, 4, variant="tma", phase_a=True))  # 2 x 64 a thread
     assert not split_accumulator(GemmConfig(128, 256, 64, 8, 4, variant="tma", phase_a=True))  # 2 x 128
+    assert line_phases(2000) == 8 and line_phases(2000, 64) == 4 and line_phases(2048, 64) == 1
+
+
+def test_phase_part_bytes_come_from_the_environment_checked(monkeypatch):
+    from targets.configs import ENV_PHASE_PART_BYTES, _phase_part_bytes
+
+    monkeypatch.delenv(ENV_PHASE_PART_BYTES, raising=False)
+    assert _phase_part_bytes() == 128
+    monkeypatch.setenv(ENV_PHASE_PART_BYTES, "64")
+    assert _phase_part_bytes() == 64
+    monkeypatch.setenv(ENV_PHASE_PART_BYTES, "32")
+    with pytest.raises(ValueError, match=r"GEMMWATCH_PHASE_PART_BYTES must be one of 64, 128 .*got '32'"):
+        _phase_part_bytes()
 
 
 def test_kmajor_b_configs_for_32_bit_operands_on_hopper():

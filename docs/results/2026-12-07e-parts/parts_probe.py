@@ -9,11 +9,11 @@ of 64 bytes to lie in one line: the rows start 0-48 bytes into a half line, the 
 elements early, and 1000 + 24 = 1024 = 16 steps for every phase.
 
 This probe times, through the project's launcher (`kernels.matmul(a, b, config=...)`), the phase
-configs with parts of 128 bytes (kernels.matmul.PHASE_PART_BYTES = 128: the first version's
-offsets; a 64-wide fp16 step in one part) and of 64 (the default; where it fits, the odd parts into
-a second accumulator, and once all into one), beside the same tiles without phases, the library's
+configs with parts of 128 bytes (targets.configs.PHASE_PART_BYTES = 128, the default: the first
+version's offsets; a 64-wide fp16 step in one part) and of 64 (where it fits, the odd parts into a
+second accumulator, and once all into one), beside the same tiles without phases, the library's
 entry and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked against a float64
-reference first.
+reference first. The call beside it then tunes the phase configs at the default.
 
     PYTHONPATH=. python3 docs/results/2026-12-07e-parts/parts_probe.py [--rounds 20] [--dtypes fp16 bf16]
 """
@@ -61,14 +61,14 @@ SMALL = {"1000x1000x1000": (64, 40, 1000), "3000x5000x1000": (64, 264, 1000)}  #
 def call(a, b, c, cfg, part_bytes):
     """c = a @ b on `cfg`, its phase tiles read in parts of `part_bytes` (None: as configured;
     negative: of -part_bytes, all into one accumulator)."""
-    default, split_max = launcher.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD
+    default, split_max = configs.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD
     if part_bytes is not None:  # (read when the launch is made: a graph captures them)
-        launcher.PHASE_PART_BYTES = abs(part_bytes)
+        configs.PHASE_PART_BYTES = abs(part_bytes)
         configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = 0 if part_bytes < 0 else split_max
     try:
         return launcher.matmul(a, b, out=c, config=cfg)
     finally:
-        launcher.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = default, split_max
+        configs.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = default, split_max
 
 
 def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: str):
