@@ -271,7 +271,8 @@ def test_one_operand_on_an_aligned_copy(config, a_layout, b_layout, device, rng)
 # Tiles of A's rows of one offset within a part of a line (phase_a): rows 16-byte but not line
 # multiples apart, each tile's K loop started early at a negative K (zero-filled) and its K steps
 # read in parts of 64 bytes (fp16: one part of a 32-wide step, two of a 64-wide one, four of a
-# 128-wide one; the odd parts into a second accumulator where it fits), every output row written once.
+# 128-wide one; the odd parts into a second accumulator where it fits) or, on whole lines, in one,
+# every output row written once.
 PHASE_CONFIGS = [
     GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True),
     GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=True),

@@ -378,7 +378,7 @@ def test_phase_parts_and_their_second_accumulator():
 
     assert [phase_parts(bk, 2, unit=64) for bk in (32, 64, 128)] == [1, 2, 4]  # fp16 in 64-byte parts
     assert [phase_parts(bk, 1, unit=64) for bk in (64, 128)] == [1, 2]
-    assert [phase_parts(bk, 2, unit=128) for bk in (32, 64, 128)] == [1, 1, 2]  # (whole lines)
+    assert [phase_parts(bk, 2, unit=128) for bk in (32, 64, 128)] == [1, 1, 1]  # (whole lines: one part)
     assert split_accumulator(GemmConfig(128, 64, 64, 4, 4, variant="tma", phase_a=True))  # 2 x 64 a thread
     assert not split_accumulator(GemmConfig(128, 256, 64, 8, 4, variant="tma", phase_a=True))  # 2 x 128
     assert line_phases(2000) == 8 and line_phases(2000, 64) == 4 and line_phases(2048, 64) == 1
