@@ -788,7 +788,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     bias_stride = bias.stride(0) if has_bias else 0
     store_hints = dict(DIV_N=_divisor(N), DIV_CM=_divisor(c.stride(0)))
 
-    def mainloop(cfg: GemmConfig) -> dict:
+    def mainloop(cfg: GemmConfig, k_parts: int = 1) -> dict:
         return dict(
             BLOCK_M=cfg.block_m,
             BLOCK_N=cfg.block_n,
@@ -804,7 +804,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             # removes that but measured slower at M = 4096 on the H200:
             # docs/BENCHMARKS.md.) `late_promotion` configs add each step's partial
             # while the next step's MMAs run instead (_mma).
-            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k, 128) if fp8_precise and not cfg.late_promotion else None,
+            # (a step read in `k_parts` parts: each part's MMAs promoted)
+            MAX_NUM_IMPRECISE_ACC=min(cfg.block_k // k_parts, 128) if fp8_precise and not cfg.late_promotion else None,
             LATE_PROMOTION=cfg.late_promotion,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
@@ -877,9 +878,6 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
         line = target_configs.PHASE_PART_BYTES // a_.element_size()  # (elements of a phase's part of a line)
-        main = mainloop(cfg)
-        if parts > 1 and main["MAX_NUM_IMPRECISE_ACC"]:  # (each part's MMAs are promoted)
-            main["MAX_NUM_IMPRECISE_ACC"] = min(cfg.block_k // parts, 128)
         args = (
             descriptor(a_view, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
@@ -890,7 +888,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             A_T=a_t, B_T=b_t, WARP_SPECIALIZE=warp_specialize, SWAP_AB=cfg.swap_ab,
             FLATTEN=not (warp_specialize and _hopper_target() and hopper_partitions()),
             TMA_STORE=tma_store,
-            **main, **epilogue, **store_hints,
+            **mainloop(cfg, parts), **epilogue, **store_hints,
         )  # fmt: skip
         return programs, args, meta
 

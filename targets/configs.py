@@ -126,9 +126,9 @@ def split_accumulator(cfg: GemmConfig, warp_size: int = 32) -> bool:
     return 2 * cfg.block_m * cfg.block_n <= PHASE_SPLIT_ACC_MAX_PER_THREAD * cfg.num_warps * warp_size
 
 
-def phase_parts(block_k: int, nbytes: int, unit: int = PHASE_PART_BYTES) -> int:
+def phase_parts(block_k: int, nbytes: int, unit: int) -> int:
     """The parts a `phase_a` tile's K step of `block_k` elements of `nbytes` bytes is read in: one
-    per `unit` bytes (PHASE_PART_BYTES) where the unit is less than a line, at least one; a step that
+    per `unit` bytes (the caller's PHASE_PART_BYTES) where the unit is less than a line, at least one; a step that
     starts on a whole line lies in whole lines at any width, so on them it is one part."""
     if unit >= PAD_ROW_BYTES:
         return 1

@@ -5,7 +5,6 @@ is poisoned with NaN before the call, so an element the kernel skips fails.
 """
 
 import dataclasses
-import sys
 
 import pytest
 import torch
@@ -13,6 +12,7 @@ import torch
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
 from targets import GemmConfig
+from targets import configs as target_configs
 
 FLOAT_DTYPES = {
     "fp16": (torch.float16, None),
@@ -293,7 +293,7 @@ PHASE_CONFIGS = [
 def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, part_bytes, device, rng, monkeypatch):
     from kernels.matmul import row_phases
 
-    monkeypatch.setattr(sys.modules["targets.configs"], "PHASE_PART_BYTES", part_bytes)
+    monkeypatch.setattr(target_configs, "PHASE_PART_BYTES", part_bytes)
     M, N, K = shape
     a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
     # rows start 0, 16, 32, ... bytes into a part of a line: 4 offsets in 64 bytes, 8 in 128
@@ -304,16 +304,18 @@ def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, part_bytes
     assert kernels.autotune.last().config == config
 
 
-def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
+@pytest.mark.parametrize("part_bytes", [64, 128], ids=lambda n: f"parts{n}")
+def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(part_bytes, device, rng, monkeypatch):
     from kernels.matmul import row_phases
+
+    monkeypatch.setattr(target_configs, "PHASE_PART_BYTES", part_bytes)
 
     config = GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True)
     # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 8 offsets in a
     # line, 4 in a half line
     base = _randn((64 * 521 + 8,), rng, torch.float16, device)
     a = base[8:].view(64, 521)[:, :520]
-    part = sys.modules["targets.configs"].PHASE_PART_BYTES
-    assert a.stride(0) == 521 and row_phases(a) == part // 2  # (rows 1042 bytes apart: no descriptor)
+    assert a.stride(0) == 521 and row_phases(a) == part_bytes // 2  # (rows 1042 bytes apart: no descriptor)
     a = base[8 : 8 + 64 * 520].view(64, 520)
     b = _randn((520, 40), rng, torch.float16, device)
     bias = _randn((40,), rng, torch.float16, device)
@@ -322,7 +324,10 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
     assert relative_error(out, reference_gemm(a, b, bias=bias, activation="gelu")) <= TOLERANCE["fp16"]
     fa, fb = _fp8_operands(40, 48, 1040, torch.float8_e4m3fn, rng, device)  # rows 1040 bytes apart
     sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
-    for cfg in (config, GemmConfig(64, 32, 128, 4, 2, variant="tma", phase_a=True)):  # (1 and 2 parts a step)
+    for cfg in (
+        config,
+        GemmConfig(64, 32, 128, 4, 2, variant="tma", phase_a=True),
+    ):  # (in 64-byte parts: 1 and 2 a step)
         out = _poisoned(40, 48, torch.bfloat16, device)
         kernels.scaled_matmul(fa, fb, sa, sb, out=out, config=cfg)
         assert relative_error(out, reference_gemm(fa, fb, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
@@ -331,7 +336,7 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(device, rng):
 def test_phase_tiles_refuse_what_they_cannot_read_by_name(device, rng):
     config = GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True)
     b = _randn((1000, 32), rng, torch.float16, device)
-    phases = sys.modules["targets.configs"].PHASE_PART_BYTES // 16  # (rows 2000 bytes apart)
+    phases = target_configs.PHASE_PART_BYTES // 16  # (rows 2000 bytes apart)
     for a, why in (
         (_randn((50, 1000), rng, torch.float16, device), f"A's rows a multiple of their {phases} phases, got 50"),
         (_randn((48, 1024), rng, torch.float16, device)[:, :1000], "start on them"),  # rows 2048 bytes apart
