@@ -372,7 +372,7 @@ def _runnable(
     # clusters and extra columns; the TMA kernel's K-major copy of B and tiles of one line offset)
     fallback = dataclasses.replace(
         config, variant="tile", split_k=1, stream_k=False, tail_halves=False, cluster_m=1, cluster_n=1, extra_n=0,
-        kmajor_b=False, phase_a=False,
+        kmajor_b=False, phase_a=False, half_lines=False,
     )  # fmt: skip
     return fallback if not ineligible(fallback) else dataclasses.replace(fallback, late_promotion=False)
 

@@ -28,7 +28,6 @@ from kernels._validate import (
     resolve_out_dtype,
     resolve_precision,
 )
-from targets import configs as target_configs
 from targets import get as target_spec
 from targets.configs import (
     PAD_ROW_BYTES,
@@ -641,7 +640,7 @@ def _gemm_tma_kernel(
     loop starts early by that offset (`a_line_mod`: A's base, `a_pitch`: its row pitch, in elements
     modulo LINE_ELEMS), at a negative K that the descriptors zero-fill; each K step is read in
     K_PARTS parts of BLOCK_K // K_PARTS (the descriptors' K), so that every part of a row of A's tile
-    starts on a multiple of LINE_ELEMS and lies in one line (targets.configs.PHASE_PART_BYTES).
+    starts on a multiple of LINE_ELEMS and lies in one line (a config's `phase_unit`).
     SPLIT_ACC (K_PARTS > 1): the odd parts' MMAs into an accumulator of their own, added to the
     other after the loop, so that one part's MMAs need not wait for the other's: Triton keeps both
     in flight (with one accumulator it waits for all of a step's first part before the second).
@@ -862,8 +861,8 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
     def tma_call(cfg: GemmConfig, descriptor, a_, b_, k_) -> tuple[int, tuple, dict]:
         """(programs, arguments, meta-parameters) of the TMA kernel; `descriptor(t, block, transposed)`
         makes each operand's descriptor argument (the real one, or its compile-time description)."""
-        phases = row_phases(a_) if cfg.phase_a else 1
-        parts = phase_parts(cfg.block_k, a_.element_size(), target_configs.PHASE_PART_BYTES) if phases > 1 else 1
+        phases = row_phases(a_, cfg.phase_unit) if cfg.phase_a else 1
+        parts = phase_parts(cfg.block_k, a_.element_size(), cfg.phase_unit) if phases > 1 else 1
         (a_block, a_t), (b_block, b_t) = (
             _descriptor_block(t, cfg, k_dim=d, k_parts=parts) for t, d in ((a_, 1), (b_, 0))
         )
@@ -877,7 +876,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
         tma_store = cfg.variant == "tma_store" and c.stride(1) == 1 and descriptor_problem(c, "C") is None
         warp_specialize = cfg.variant == "tma_ws"
         c_desc = descriptor(c, [cfg.block_m, cfg.block_n], False) if tma_store else c
-        line = target_configs.PHASE_PART_BYTES // a_.element_size()  # (elements of a phase's part of a line)
+        line = cfg.phase_unit // a_.element_size()  # (elements of a phase's part of a line)
         args = (
             descriptor(a_view, a_block, a_t), descriptor(b_, b_block, b_t), c, c_desc, *epilogue_args,
             M, N, k_, c.stride(0), c.stride(1), bias_stride, programs,
@@ -952,7 +951,7 @@ def _launch(op, a, b, c_dtype, dtype, input_precision, bias, activation, scales,
             return "fma configs are for 16- and 8-bit operands (fp32 keeps its tf32 / ieee matrix path)"
         if cfg.kmajor_b and (problem := kmajor_problem()):
             return problem
-        if cfg.phase_a and (problem := phase_problem(a)):
+        if cfg.phase_a and (problem := phase_problem(a, cfg.phase_unit)):
             return problem
         if cfg.swap_ab and a.element_size() > 2:
             return "swap-AB configs are for 16- and 8-bit operands (tf32's warpgroup MMA needs both K-major)"
@@ -1314,22 +1313,23 @@ def _descriptor_block(t: torch.Tensor, cfg: GemmConfig, *, k_dim: int, k_parts: 
     return ([block_mn, block_k] if along_rows_is_k else [block_k, block_mn]), transposed
 
 
-def row_phases(t: torch.Tensor) -> int:
-    """`targets.configs.line_phases` of row-major `t`'s rows, within PHASE_PART_BYTES (read at each
-    launch: a probe may set it)."""
-    return line_phases(t.stride(0) * t.element_size(), target_configs.PHASE_PART_BYTES)
+def row_phases(t: torch.Tensor, unit: int) -> int:
+    """`targets.configs.line_phases` of row-major `t`'s rows within `unit` bytes (a config's
+    `phase_unit`: a line, or half of one)."""
+    return line_phases(t.stride(0) * t.element_size(), unit)
 
 
-def phase_problem(a: torch.Tensor) -> str | None:
-    """Why a `phase_a` config cannot take A (None if it can): A row-major, its rows 16-byte but not
-    line multiples apart, its row count a multiple of their phases (the kernel's view of A)."""
+def phase_problem(a: torch.Tensor, unit: int) -> str | None:
+    """Why a `phase_a` config whose offsets lie within `unit` bytes cannot take A (None if it can):
+    A row-major, its rows 16-byte but not `unit` multiples apart, its row count a multiple of their
+    phases (the kernel's view of A)."""
     if a.stride(1) != 1:
         return "phase_a configs are for a row-major A (its rows along K)"
     if problem := descriptor_problem(a, "A"):
         return problem
-    phases = row_phases(a)
+    phases = row_phases(a, unit)
     if phases == 1:
-        return f"phase_a configs are for A's rows off {target_configs.PHASE_PART_BYTES}-byte multiples; these start on them"
+        return f"phase_a configs in {unit}-byte parts are for A's rows off {unit}-byte multiples; these start on them"
     if a.shape[0] % phases:
         return f"phase_a configs need A's rows a multiple of their {phases} phases, got {a.shape[0]}"
     return None

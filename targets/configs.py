@@ -28,7 +28,9 @@ Rules (the first seed's, made concrete):
   16-byte multiples but neither a 128-byte one, with `pad_a` and `pad_b` (the copy of one).
   Where A's rows are 16-byte but not 128-byte multiples, the TMA configs (and their `pad_b`
   twins) also come with `phase_a` (tiles of rows that share an offset within a line, A read
-  from that offset: aligned without a copy), where M is a multiple of the offsets' count.
+  from that offset: aligned without a copy), where M is a multiple of the offsets' count, and
+  with `half_lines` too (the offsets within half a line, each K step read in 64-byte parts)
+  where the rows start at more than one offset within a half line.
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
   where Gluon's Hopper module is installed: 128 x 64-256 tiles on 8 warps, 128 x 64 and 64 x
@@ -62,7 +64,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import os
 import re
 from dataclasses import asdict, dataclass
 
@@ -75,33 +76,16 @@ MAX_CONFIGS = 128
 PAD_ROW_BYTES = 128
 
 
-# A `phase_a` tile reads each K step of A and B in parts of this many bytes along K (one part
-# where the step is no wider), and starts every part of A's rows on a multiple of it within an L2
-# line: a part then lies in one line. Whole lines are what was measured (2026-12-07: fp16/bf16
-# 1000^3 on the H100 0.79 -> 0.98x cuBLAS in the tune); there fp16 rows 2000 bytes apart start at 8
-# offsets, up to 56 elements before a line, and on K = 1000 in 64-wide steps half the tiles take a
-# 17th step, of zeros. Parts of half a line (64) halve the offsets: a loop started at most 24
-# elements early, and 1000 + 24 = 1024 = 16 steps for every tile, each step's two parts' MMAs into
-# two accumulators where they fit (split_accumulator). Built, checked in the interpreter and
-# compiled for sm_90; not yet timed on a GPU, so not the default until
-# docs/results/2026-12-07e-parts/parts_probe.py has compared the two. GEMMWATCH_PHASE_PART_BYTES
-# (64 or 128, an evidence knob) sets it for a process, before it generates candidates (cached).
-ENV_PHASE_PART_BYTES = "GEMMWATCH_PHASE_PART_BYTES"
-PHASE_PART_BYTE_CHOICES = (64, 128)
-
-
-def _phase_part_bytes() -> int:
-    """GEMMWATCH_PHASE_PART_BYTES, checked (128 when unset)."""
-    value = os.environ.get(ENV_PHASE_PART_BYTES, "128")
-    if value.strip() not in {str(n) for n in PHASE_PART_BYTE_CHOICES}:
-        raise ValueError(
-            f"{ENV_PHASE_PART_BYTES} must be one of {', '.join(map(str, PHASE_PART_BYTE_CHOICES))} "
-            f"(bytes of a phase tile's K-step part), got {value!r}"
-        )
-    return int(value)
-
-
-PHASE_PART_BYTES = _phase_part_bytes()
+# A `phase_a` tile starts each K step's reads of A's rows on a multiple of a part of an L2 line, so
+# that every part lies in one line: whole lines (PAD_ROW_BYTES, what was measured first, 2026-12-07:
+# fp16/bf16 1000^3 on the H100 0.79 -> 0.98x cuBLAS in the tune), or, with `half_lines` (names
+# ending in `-hl`), halves of them, each K step then read in parts of this many bytes along K (one
+# part where the step is no wider). On whole lines fp16 rows 2000 bytes apart start at 8 offsets,
+# up to 56 elements before a line, and on K = 1000 in 64-wide steps half the tiles take a 17th
+# step, of zeros; in halves they start at 4, at most 24 elements early, and 1000 + 24 = 1024 = 16
+# steps for every tile, each step's two parts' MMAs into two accumulators where they fit
+# (split_accumulator). The tune times both (the config names which).
+HALF_LINE_BYTES = 64
 
 
 def line_phases(row_bytes: int, unit: int = PAD_ROW_BYTES) -> int:
@@ -128,8 +112,8 @@ def split_accumulator(cfg: GemmConfig, warp_size: int = 32) -> bool:
 
 def phase_parts(block_k: int, nbytes: int, unit: int) -> int:
     """The parts a `phase_a` tile's K step of `block_k` elements of `nbytes` bytes is read in: one
-    per `unit` bytes (the caller's PHASE_PART_BYTES) where the unit is less than a line, at least one; a step that
-    starts on a whole line lies in whole lines at any width, so on them it is one part."""
+    per `unit` bytes (the config's `phase_unit`) where the unit is less than a line, at least one; a
+    step that starts on a whole line lies in whole lines at any width, so on them it is one part."""
     if unit >= PAD_ROW_BYTES:
         return 1
     return max(1, block_k * nbytes // unit)
@@ -254,6 +238,10 @@ class GemmConfig:
     # rows of one offset (p, p + 8, ...) and starts its K loop early by it, so A's tile rows start
     # on whole lines without the copy `pad_a` makes (kernels/matmul.py, _gemm_tma_kernel).
     phase_a: bool = False
+    # With phase_a: the offsets taken within half lines (HALF_LINE_BYTES), each K step read in parts
+    # of half a line, fewer offsets and a K loop started fewer elements early (fp16 K = 1000: 4 and
+    # 24, against 8 and 56 on whole lines).
+    half_lines: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.fma, bool):
@@ -349,6 +337,10 @@ class GemmConfig:
                 f"GemmConfig.phase_a is for the variants {', '.join(PHASE_VARIANTS)} on A as it is (without "
                 f"swap_ab, pad, pad_a or kmajor_b), got {self}"
             )
+        if not isinstance(self.half_lines, bool):
+            raise ValueError(f"GemmConfig.half_lines must be a bool, got {self.half_lines!r}")
+        if self.half_lines and not self.phase_a:
+            raise ValueError(f"GemmConfig.half_lines is for phase_a configs (their offsets' unit), got {self}")
         if not isinstance(self.late_promotion, bool):
             raise ValueError(f"GemmConfig.late_promotion must be a bool, got {self.late_promotion!r}")
         if self.fma and (self.variant not in TILE_KERNEL_VARIANTS or self.late_promotion):
@@ -385,6 +377,12 @@ class GemmConfig:
     def smem_bytes(self, dtype_bytes: int) -> int:
         """Shared memory of the software pipeline's operand buffers."""
         return (self.block_m * self.block_k + self.block_k * self.tile_n) * dtype_bytes * self.num_stages
+
+    @property
+    def phase_unit(self) -> int:
+        """The bytes a `phase_a` tile's offsets are taken within: half a line with `half_lines`,
+        else a whole one."""
+        return HALF_LINE_BYTES if self.half_lines else PAD_ROW_BYTES
 
     @property
     def tile_n(self) -> int:
@@ -436,6 +434,7 @@ _FLAG_SUFFIXES = {
     "-th": "tail_halves",
     "-kb": "kmajor_b",
     "-phase": "phase_a",
+    "-hl": "half_lines",
 }
 _NAME = re.compile(r"BM(\d+)-BN(\d+)-BK(\d+)-w(\d+)-s(\d+)-g(\d+)")
 _VARIANT_SUFFIXES = {f"-{v.replace('_', '-')}": v for v in VARIANTS if v != "tile" and v not in SPLIT_VARIANTS}
@@ -591,17 +590,20 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += pad_b
-        phases = line_phases(a_row, PHASE_PART_BYTES)  # (the launcher's count: row_phases)
-        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and phases > 1 and not M % phases:
+        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma:
             # A's rows usable but off the lines: the TMA configs also in tiles of one offset within
-            # a PHASE_PART_BYTES part of a line (phase_a), which start every part of A's tile rows
-            # on one without copying A; beside B as it is, and where B's rows are off the lines
-            # too, beside its copy (pad_b).
-            configs += [
-                dataclasses.replace(cfg, phase_a=True)
-                for cfg in unpadded + pad_b
-                if cfg.variant in PHASE_VARIANTS and not (cfg.swap_ab or cfg.kmajor_b)
-            ]
+            # a line (phase_a), and within half a line (half_lines) where the rows start at more
+            # than one offset in a half, which start every part of A's tile rows on one without
+            # copying A; beside B as it is, and where B's rows are off the lines too, beside its
+            # copy (pad_b). Only where M is a multiple of the offsets' count (the launcher's view).
+            for unit, half in ((PAD_ROW_BYTES, False), (HALF_LINE_BYTES, True)):
+                phases = line_phases(a_row, unit)  # (the launcher's count: row_phases)
+                if phases > 1 and not M % phases:
+                    configs += [
+                        dataclasses.replace(cfg, phase_a=True, half_lines=half)
+                        for cfg in unpadded + pad_b
+                        if cfg.variant in PHASE_VARIANTS and not (cfg.swap_ab or cfg.kmajor_b)
+                    ]
     if nbytes == 1:
         # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)
         # fp8: each config also with late promotion (used where the accumulation is precise).
@@ -1035,7 +1037,7 @@ def _tile_group(cfg: GemmConfig) -> tuple:
     """What a config's code path and output tile are: its K step, stage count and split vary within."""
     return (
         cfg.variant, cfg.pad, cfg.pad_a, cfg.pad_b, cfg.late_promotion, cfg.fma, cfg.swap_ab, cfg.block_m, cfg.block_n, cfg.num_warps,
-        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n, cfg.phase_a,
+        cfg.cluster_m, cfg.cluster_n, cfg.kmajor_b, cfg.extra_n, cfg.phase_a, cfg.half_lines,
     )  # fmt: skip
 
 

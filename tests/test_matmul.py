@@ -12,7 +12,6 @@ import torch
 import kernels
 from benchmarks.cells import TOLERANCE, reference_gemm, relative_error
 from targets import GemmConfig
-from targets import configs as target_configs
 
 FLOAT_DTYPES = {
     "fp16": (torch.float16, None),
@@ -289,33 +288,31 @@ PHASE_CONFIGS = [
     [(48, 40, 1000), (136, 72, 72), (8, 40, 200), (200, 64, 1000)],  # rows 2000 / 144 / 400 bytes
     ids=lambda s: "x".join(map(str, s)),
 )
-@pytest.mark.parametrize("part_bytes", [64, 128], ids=lambda n: f"parts{n}")
-def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, part_bytes, device, rng, monkeypatch):
+@pytest.mark.parametrize("half_lines", [False, True], ids=["lines", "half-lines"])
+def test_phase_tiles_read_a_from_each_rows_line_offset(config, shape, half_lines, device, rng):
     from kernels.matmul import row_phases
 
-    monkeypatch.setattr(target_configs, "PHASE_PART_BYTES", part_bytes)
+    config = dataclasses.replace(config, half_lines=half_lines)
     M, N, K = shape
     a, b = _randn((M, K), rng, torch.float16, device), _randn((K, N), rng, torch.float16, device)
     # rows start 0, 16, 32, ... bytes into a part of a line: 4 offsets in 64 bytes, 8 in 128
-    assert row_phases(a) == part_bytes // 16
+    assert row_phases(a, config.phase_unit) == (4 if half_lines else 8)
     out = _poisoned(M, N, torch.float16, device)
     kernels.matmul(a, b, out=out, config=config)
     assert relative_error(out, reference_gemm(a, b)) <= TOLERANCE["fp16"]
     assert kernels.autotune.last().config == config
 
 
-@pytest.mark.parametrize("part_bytes", [64, 128], ids=lambda n: f"parts{n}")
-def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(part_bytes, device, rng, monkeypatch):
+@pytest.mark.parametrize("half_lines", [False, True], ids=["lines", "half-lines"])
+def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(half_lines, device, rng):
     from kernels.matmul import row_phases
 
-    monkeypatch.setattr(target_configs, "PHASE_PART_BYTES", part_bytes)
-
-    config = GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True)
+    config = GemmConfig(64, 32, 64, 4, 2, variant="tma", phase_a=True, half_lines=half_lines)
     # A's first row 16 bytes past a line (a view into a buffer), rows 1040 bytes apart: 8 offsets in a
     # line, 4 in a half line
     base = _randn((64 * 521 + 8,), rng, torch.float16, device)
     a = base[8:].view(64, 521)[:, :520]
-    assert a.stride(0) == 521 and row_phases(a) == part_bytes // 2  # (rows 1042 bytes apart: no descriptor)
+    assert a.stride(0) == 521 and row_phases(a, config.phase_unit) == config.phase_unit // 2  # (no descriptor)
     a = base[8 : 8 + 64 * 520].view(64, 520)
     b = _randn((520, 40), rng, torch.float16, device)
     bias = _randn((40,), rng, torch.float16, device)
@@ -326,22 +323,25 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(part_bytes, dev
     sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
     for cfg in (
         config,
-        GemmConfig(64, 32, 128, 4, 2, variant="tma", phase_a=True),
+        dataclasses.replace(config, block_k=128),
     ):  # (in 64-byte parts: 1 and 2 a step)
         out = _poisoned(40, 48, torch.bfloat16, device)
         kernels.scaled_matmul(fa, fb, sa, sb, out=out, config=cfg)
         assert relative_error(out, reference_gemm(fa, fb, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]
 
 
-def test_phase_tiles_refuse_what_they_cannot_read_by_name(device, rng):
-    config = GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True)
+@pytest.mark.parametrize("half_lines", [False, True], ids=["lines", "half-lines"])
+def test_phase_tiles_refuse_what_they_cannot_read_by_name(half_lines, device, rng):
+    config = GemmConfig(64, 32, 32, 4, 2, variant="tma", phase_a=True, half_lines=half_lines)
     b = _randn((1000, 32), rng, torch.float16, device)
-    phases = target_configs.PHASE_PART_BYTES // 16  # (rows 2000 bytes apart)
+    phases = config.phase_unit // 16  # (rows 2000 bytes apart)
     for a, why in (
         (_randn((50, 1000), rng, torch.float16, device), f"A's rows a multiple of their {phases} phases, got 50"),
         (_randn((48, 1024), rng, torch.float16, device)[:, :1000], "start on them"),  # rows 2048 bytes apart
         (_layout(_randn((48, 1000), rng, torch.float16, device), "col"), "row-major A"),
         (_randn((48, 1001), rng, torch.float16, device)[:, :1000], "leading stride 1001"),
+        # rows 2112 bytes apart: 2 offsets within a line, 1 within a half line
+        *([(_randn((48, 1056), rng, torch.float16, device)[:, :1000], "64-byte multiples; these")] * half_lines),
     ):
         with pytest.raises(ValueError, match=why):
             kernels.matmul(a, b, config=config)
@@ -696,6 +696,7 @@ def test_a_remembered_tma_choice_falls_back_to_its_tile_on_unaligned_operands(de
         GemmConfig(64, 32, 32, 4, 3, variant="gluon_ws", cluster_n=2),
         GemmConfig(64, 32, 32, 4, 3, variant="tma", kmajor_b=True),
         GemmConfig(64, 32, 32, 4, 3, variant="tma", phase_a=True),
+        GemmConfig(64, 32, 32, 4, 3, variant="tma", phase_a=True, half_lines=True),
     ],
     ids=str,
 )

@@ -334,19 +334,25 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     from targets.configs import PHASE_VARIANTS, config_from_name
 
     h200 = get("h200")
-    for dtype, shape, with_pad_b in (
-        ("fp16", (1000, 1000, 1000), True),  # A and B rows 2000 bytes apart
-        ("bf16", (3000, 5000, 1000), True),  # B's 10000
-        ("fp16", (1000, 1024, 1000), False),  # B's rows on the lines
-        ("fp8_e4m3", (128, 4096, 1040), False),  # A's rows 1040 bytes apart, B's 4096
+    for dtype, shape, with_pad_b, in_halves in (
+        ("fp16", (1000, 1000, 1000), True, True),  # A and B rows 2000 bytes apart: 8 offsets, 4 in halves
+        ("bf16", (3000, 5000, 1000), True, True),  # B's 10000
+        ("fp16", (1000, 1024, 1000), False, True),  # B's rows on the lines
+        ("fp8_e4m3", (128, 4096, 1040), False, True),  # A's rows 1040 bytes apart, B's 4096
+        ("fp16", (1000, 1000, 1056), True, False),  # A's rows 2112 bytes apart: 2 offsets, 1 in halves
     ):
         configs = candidate_configs(h200, dtype, *shape, limit=None)
-        phase = [c for c in configs if c.phase_a]
         plain = {c for c in configs if c.variant in PHASE_VARIANTS and not (c.pad or c.pad_a or c.pad_b)}
         plain = {c for c in plain if not (c.swap_ab or c.kmajor_b or c.phase_a)}
-        assert {dataclasses.replace(c, phase_a=False) for c in phase if not c.pad_b} == plain, (dtype, shape)
-        assert any(c.pad_b for c in phase) == with_pad_b, (dtype, shape)
-        assert {c.variant for c in phase} <= set(PHASE_VARIANTS)
+        for half in (False, True):
+            phase = [c for c in configs if c.phase_a and c.half_lines == half]
+            if half and not in_halves:
+                assert not phase, (dtype, shape)
+                continue
+            unphased = {dataclasses.replace(c, phase_a=False, half_lines=False) for c in phase if not c.pad_b}
+            assert unphased == plain, (dtype, shape, half)
+            assert any(c.pad_b for c in phase) == with_pad_b, (dtype, shape)
+            assert {c.variant for c in phase} <= set(PHASE_VARIANTS)
     for dtype, shape in (
         ("fp16", (1024, 1000, 1024)),  # A's rows on the lines (B's are not)
         ("fp16", (127, 4097, 1023)),  # A's rows not 16-byte multiples
@@ -359,7 +365,16 @@ def test_phase_configs_where_a_rows_are_usable_but_off_the_lines():
     assert cfg.as_dict()["phase_a"] is True and GemmConfig(**cfg.as_dict()) == cfg
     assert "phase_a" not in GemmConfig(64, 64, 64, 4, 3).as_dict()  # older entries read back the same
 
+    half = dataclasses.replace(cfg, half_lines=True)
+    assert str(half) == "BM128-BN256-BK64-w8-s4-g8-tma-padb-phase-hl" and config_from_name(str(half)) == half
+    assert half.phase_unit == 64 and cfg.phase_unit == 128
+    assert GemmConfig(**half.as_dict()) == half and "half_lines" not in cfg.as_dict()
     assert _tile_group(cfg) != _tile_group(dataclasses.replace(cfg, phase_a=False))
+    assert _tile_group(cfg) != _tile_group(half)
+    with pytest.raises(ValueError, match="half_lines is for phase_a configs"):
+        GemmConfig(64, 64, 64, 4, 3, variant="tma", half_lines=True)
+    with pytest.raises(ValueError, match="half_lines must be a bool"):
+        GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=True, half_lines=1)
     with pytest.raises(ValueError, match="phase_a must be a bool"):
         GemmConfig(64, 64, 64, 4, 3, variant="tma", phase_a=1)
     for bad in (
@@ -382,18 +397,6 @@ def test_phase_parts_and_their_second_accumulator():
     assert split_accumulator(GemmConfig(128, 64, 64, 4, 4, variant="tma", phase_a=True))  # 2 x 64 a thread
     assert not split_accumulator(GemmConfig(128, 256, 64, 8, 4, variant="tma", phase_a=True))  # 2 x 128
     assert line_phases(2000) == 8 and line_phases(2000, 64) == 4 and line_phases(2048, 64) == 1
-
-
-def test_phase_part_bytes_come_from_the_environment_checked(monkeypatch):
-    from targets.configs import ENV_PHASE_PART_BYTES, _phase_part_bytes
-
-    monkeypatch.delenv(ENV_PHASE_PART_BYTES, raising=False)
-    assert _phase_part_bytes() == 128
-    monkeypatch.setenv(ENV_PHASE_PART_BYTES, "64")
-    assert _phase_part_bytes() == 64
-    monkeypatch.setenv(ENV_PHASE_PART_BYTES, "32")
-    with pytest.raises(ValueError, match=r"GEMMWATCH_PHASE_PART_BYTES must be one of 64, 128 .*got '32'"):
-        _phase_part_bytes()
 
 
 def test_kmajor_b_configs_for_32_bit_operands_on_hopper():

@@ -9,11 +9,11 @@ of 64 bytes to lie in one line: the rows start 0-48 bytes into a half line, the 
 elements early, and 1000 + 24 = 1024 = 16 steps for every phase.
 
 This probe times, through the project's launcher (`kernels.matmul(a, b, config=...)`), the phase
-configs with parts of 128 bytes (targets.configs.PHASE_PART_BYTES = 128, the default: the first
-version's offsets; a 64-wide fp16 step in one part) and of 64 (where it fits, the odd parts into a
-second accumulator, and once all into one), beside the same tiles without phases, the library's
-entry and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked against a float64
-reference first. The call beside it then tunes the phase configs at the default.
+configs on whole lines (`-phase`: the first version's offsets; a 64-wide fp16 step in one part)
+and on half lines (`-phase-hl`: 64-byte parts; where they fit, the odd parts into a second
+accumulator, and once all into one), beside the same tiles without phases, the library's entry
+and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked against a float64 reference
+first. The call beside it then tunes both kinds of phase configs.
 
     PYTHONPATH=. python3 docs/results/2026-12-07e-parts/parts_probe.py [--rounds 20] [--dtypes fp16 bf16]
 """
@@ -35,40 +35,38 @@ from targets.configs import config_from_name
 
 launcher = importlib.import_module("kernels.matmul")  # (the module: kernels.matmul is its function)
 
-# shape: (config, part bytes, or None for the config as it is; negative: the parts into one accumulator)
+# shape: (config, whether its parts' MMAs go into one accumulator)
 SIDES = {
     "1000x1000x1000": [
-        ("BM128-BN64-BK64-w4-s4-g8-tma", None),
-        ("BM128-BN64-BK64-w4-s4-g8-tma-phase", 128),
-        ("BM128-BN64-BK64-w4-s4-g8-tma-phase", 64),
-        ("BM128-BN64-BK64-w4-s4-g8-tma-phase", -64),
-        ("BM128-BN64-BK32-w4-s4-g8-tma-phase", 128),
-        ("BM128-BN64-BK32-w4-s4-g8-tma-phase", 64),
-        ("BM128-BN64-BK128-w4-s3-g8-tma-phase", 64),
-        ("BM64-BN128-BK64-w4-s4-g8-tma-phase", 64),
+        ("BM128-BN64-BK64-w4-s4-g8-tma", False),
+        ("BM128-BN64-BK64-w4-s4-g8-tma-phase", False),
+        ("BM128-BN64-BK64-w4-s4-g8-tma-phase-hl", False),
+        ("BM128-BN64-BK64-w4-s4-g8-tma-phase-hl", True),
+        ("BM128-BN64-BK32-w4-s4-g8-tma-phase", False),
+        ("BM128-BN64-BK32-w4-s4-g8-tma-phase-hl", False),
+        ("BM128-BN64-BK128-w4-s3-g8-tma-phase-hl", False),
+        ("BM64-BN128-BK64-w4-s4-g8-tma-phase-hl", False),
     ],
     "3000x5000x1000": [
-        ("BM128-BN256-BK64-w8-s4-g8-tma-padb", None),
-        ("BM128-BN256-BK64-w8-s4-g8-tma-padb-phase", 128),
-        ("BM128-BN256-BK64-w8-s4-g8-tma-padb-phase", 64),
-        ("BM128-BN256-BK64-w8-s4-g8-tma-phase", 128),
-        ("BM128-BN256-BK64-w8-s4-g8-tma-phase", 64),
+        ("BM128-BN256-BK64-w8-s4-g8-tma-padb", False),
+        ("BM128-BN256-BK64-w8-s4-g8-tma-padb-phase", False),
+        ("BM128-BN256-BK64-w8-s4-g8-tma-padb-phase-hl", False),
+        ("BM128-BN256-BK64-w8-s4-g8-tma-phase", False),
+        ("BM128-BN256-BK64-w8-s4-g8-tma-phase-hl", False),
     ],
 }
 SMALL = {"1000x1000x1000": (64, 40, 1000), "3000x5000x1000": (64, 264, 1000)}  # (the interpreter's)
 
 
-def call(a, b, c, cfg, part_bytes):
-    """c = a @ b on `cfg`, its phase tiles read in parts of `part_bytes` (None: as configured;
-    negative: of -part_bytes, all into one accumulator)."""
-    default, split_max = configs.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD
-    if part_bytes is not None:  # (read when the launch is made: a graph captures them)
-        configs.PHASE_PART_BYTES = abs(part_bytes)
-        configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = 0 if part_bytes < 0 else split_max
+def call(a, b, c, cfg, one_accumulator):
+    """c = a @ b on `cfg`; with `one_accumulator`, its parts' MMAs all into one accumulator."""
+    split_max = configs.PHASE_SPLIT_ACC_MAX_PER_THREAD
+    if one_accumulator:  # (read when the launch is made: a graph captures it)
+        configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = 0
     try:
         return launcher.matmul(a, b, out=c, config=cfg)
     finally:
-        configs.PHASE_PART_BYTES, configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = default, split_max
+        configs.PHASE_SPLIT_ACC_MAX_PER_THREAD = split_max
 
 
 def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: str):
@@ -83,10 +81,10 @@ def sides(dtype: torch.dtype, shape: tuple[int, int, int], rows: list, device: s
             ("cuBLAS", lambda: torch.mm(a, b, out=c0), c0),
             ("library's entry", lambda: launcher.matmul(a, b, out=c1), c1),
         ]
-    for name, part in rows:
+    for name, one in rows:
         cfg, c = config_from_name(name), torch.empty_like(ref, dtype=dtype)
-        label = name if part is None else f"{name} ({abs(part)}-byte parts{', one acc' if part < 0 else ''})"
-        out.append((label, lambda c=c, cfg=cfg, part=part: call(a, b, c, cfg, part), c))
+        label = f"{name} (one acc)" if one else name
+        out.append((label, lambda c=c, cfg=cfg, one=one: call(a, b, c, cfg, one), c))
     return checked_sides(out, ref)
 
 
