@@ -28,9 +28,7 @@ Rules (the first seed's, made concrete):
   16-byte multiples but neither a 128-byte one, with `pad_a` and `pad_b` (the copy of one).
   Where A's rows are 16-byte but not 128-byte multiples, the TMA configs (and their `pad_b`
   twins) also come with `phase_a` (tiles of rows that share an offset within a line, A read
-  from that offset: aligned without a copy), where M is a multiple of the offsets' count, and
-  with `half_lines` too (the offsets within half a line, each K step read in 64-byte parts)
-  where the rows start at more than one offset within a half line.
+  from that offset: aligned without a copy), where M is a multiple of the offsets' count.
 - "gluon_ws" (kernels/gluon_hopper.py: the persistent TMA GEMM warp-specialized by hand in
   Gluon, a loader warp and one or two MMA warpgroups) on Hopper with 16- and 8-bit operands,
   where Gluon's Hopper module is installed: 128 x 64-256 tiles on 8 warps, 128 x 64 and 64 x
@@ -77,14 +75,18 @@ PAD_ROW_BYTES = 128
 
 
 # A `phase_a` tile starts each K step's reads of A's rows on a multiple of a part of an L2 line, so
-# that every part lies in one line: whole lines (PAD_ROW_BYTES, what was measured first, 2026-12-07:
-# fp16/bf16 1000^3 on the H100 0.79 -> 0.98x cuBLAS in the tune), or, with `half_lines` (names
-# ending in `-hl`), halves of them, each K step then read in parts of this many bytes along K (one
-# part where the step is no wider). On whole lines fp16 rows 2000 bytes apart start at 8 offsets,
-# up to 56 elements before a line, and on K = 1000 in 64-wide steps half the tiles take a 17th
-# step, of zeros; in halves they start at 4, at most 24 elements early, and 1000 + 24 = 1024 = 16
-# steps for every tile, each step's two parts' MMAs into two accumulators where they fit
-# (split_accumulator). The tune times both (the config names which).
+# that every part lies in one line: whole lines (PAD_ROW_BYTES; 2026-12-07: fp16/bf16 1000^3 on the
+# H100 0.79 -> 0.98x cuBLAS in the tune), or, with `half_lines` (names ending in `-hl`), halves of
+# them, each K step then read in parts of this many bytes along K (one part where the step is no
+# wider). On whole lines fp16 rows 2000 bytes apart start at 8 offsets, up to 56 elements before a
+# line, and on K = 1000 in 64-wide steps half the tiles take a 17th step, of zeros; in halves they
+# start at 4, at most 24 elements early, and 1000 + 24 = 1024 = 16 steps for every tile, each
+# step's two parts' MMAs into two accumulators where they fit (split_accumulator). Measured on an
+# H100 SXM, the halves lose more than the zero step costs: fp16 1000^3 on the 128 x 64 tile 8.69 us
+# on whole lines, 9.48 on halves (9.66 into one accumulator), and in the tune's ranking of every
+# cell of the four buckets, each half-line config ran slower than its whole-line twin (2026-12-07,
+# docs/results/2026-12-07f-half-lines). So candidates come on whole lines only; the flag stays for
+# the probes (docs/results/2026-12-07e-parts/parts_probe.py) and names such a kernel exactly.
 HALF_LINE_BYTES = 64
 
 
@@ -590,20 +592,17 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
             configs += [dataclasses.replace(cfg, pad_a=True) for cfg in unpadded if not cfg.kmajor_b]
             pad_b = [dataclasses.replace(cfg, pad_b=True) for cfg in unpadded if not cfg.kmajor_b]
             configs += pad_b
-        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma:
+        phases = line_phases(a_row)  # (the launcher's count: row_phases)
+        if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % phases:
             # A's rows usable but off the lines: the TMA configs also in tiles of one offset within
-            # a line (phase_a), and within half a line (half_lines) where the rows start at more
-            # than one offset in a half, which start every part of A's tile rows on one without
-            # copying A; beside B as it is, and where B's rows are off the lines too, beside its
-            # copy (pad_b). Only where M is a multiple of the offsets' count (the launcher's view).
-            for unit, half in ((PAD_ROW_BYTES, False), (HALF_LINE_BYTES, True)):
-                phases = line_phases(a_row, unit)  # (the launcher's count: row_phases)
-                if phases > 1 and not M % phases:
-                    configs += [
-                        dataclasses.replace(cfg, phase_a=True, half_lines=half)
-                        for cfg in unpadded + pad_b
-                        if cfg.variant in PHASE_VARIANTS and not (cfg.swap_ab or cfg.kmajor_b)
-                    ]
+            # a line (phase_a; on whole lines: HALF_LINE_BYTES), which start every tile row of A on
+            # a line without copying A; beside B as it is, and where B's rows are off the lines
+            # too, beside its copy (pad_b). Only where M is a multiple of the offsets' count.
+            configs += [
+                dataclasses.replace(cfg, phase_a=True)
+                for cfg in unpadded + pad_b
+                if cfg.variant in PHASE_VARIANTS and not (cfg.swap_ab or cfg.kmajor_b)
+            ]
     if nbytes == 1:
         # (gluon_ws promotes a precise accumulation its own way: no late_promotion twin)
         # fp8: each config also with late promotion (used where the accumulation is precise).

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sourced by call_2.sh and call_3.sh after prologue.sh: on an H200, the phase configs (`-phase`, and
-# `-phase-hl` on half lines) tuned into its library's buckets of fp16/bf16 1000^3 and 3000x5000x1000
-# for 50 s, then the copies of one operand (`-pada`, `-padb`: never timed on an H200; on an H100
-# B's copy took 3000x5000x1000 from 0.77 to 0.90x) into the 3000x5000x1000 buckets until second 80, then the sixteen-row swap tiles
+# Sourced by call_2.sh and call_3.sh after prologue.sh: on an H200, the `-phase` configs tuned into
+# its library's buckets of fp16/bf16 1000^3 and 3000x5000x1000 for 50 s, then the copies of one
+# operand (`-pada`, `-padb`: never timed on an H200; on an H100 B's copy took 3000x5000x1000 from
+# 0.77 to 0.90x) into the 3000x5000x1000 buckets until second 80, then the sixteen-row swap tiles
 # unsplit (fp8 16x3584x3584's; never timed on the H200's one-row cells, which run a serial split
 # 0.80 us behind cuBLAS; on an H100 SXM the 12-stage one took fp8 1x3584x3584 from 9.31 to 8.86 us)
 # into the fp8 one-row buckets until second 105 (in targets/tuned, which the next step copies), then
@@ -10,7 +10,7 @@
 # buckets, then the whole matrix) with 140 s for its tunes; on other cards nothing.
 case "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)" in
   *H200*)
-    tune_match='-phase(-hl)?$' tune_margin=10
+    tune_match='-phase$' tune_margin=10
     tune phase 50 --dtypes fp16 bf16 --shapes 1000x1000x1000 3000x5000x1000 --dir targets/tuned
     tune_match='-pad[ab]$'
     tune one-pad 80 --dtypes fp16 bf16 --shapes 3000x5000x1000 --dir targets/tuned

@@ -15,6 +15,9 @@
 #          entry timed beside them, into a copy of the card's library ($OUT/<library>.json,
 #          tune-phase.log).
 #
+# Ran on 2026-12-07 (sixth session) on an H100 SXM: docs/results/2026-12-07f-half-lines/call_1/ (the
+# half lines lost; the next call is docs/results/2026-12-07f-half-lines/call_2.sh).
+#
 #   OUT=$OUT [TOTAL=seconds, default 560; other cards than an H200 take at most 300] bash docs/results/2026-12-07e-parts/call_1.sh
 CAP=300 PROBE=docs/results/2026-12-07e-parts/parts_probe.py PROBE_OUT=parts.txt PROBE_S=130 \
   exec bash docs/results/2026-12-07d-phase/call_2.sh
