@@ -7,11 +7,13 @@
 #     the 128-row buckets, then the whole matrix through the asv suite, cold then warm);
 #   - any other card, at most 150 s: the same one-row tune on its own library (the H100 SXM's fp8
 #     1x3584x3584 runs 9.31 us on its entry, 8.86 on the 12-stage swap tile, cuBLAS 8.24), into a
-#     copy of it ($OUT/<library>.json, one-row.log).
+#     copy of it ($OUT/<library>.json, one-row.log); with H200_ONLY=1 nothing there (run on an
+#     H100 SXM on 2026-12-07, sixth session: call_2/).
 #
-#   OUT=$OUT [TOTAL=seconds, default 560] bash docs/results/2026-12-07f-half-lines/call_2.sh
+#   OUT=$OUT [TOTAL=seconds, default 560] [H200_ONLY=1] bash docs/results/2026-12-07f-half-lines/call_2.sh
 source docs/results/2026-12-07a-h100/prologue.sh 560
 source docs/results/2026-12-07d-phase/h200.sh
+if [ -n "${H200_ONLY:-}" ]; then echo "not an H200, H200_ONLY set: nothing run"; exit 0; fi
 total=$((total < 150 ? total : 150))
 mkdir -p /tmp/tuned && cp "targets/tuned/$card_library" /tmp/tuned/
 tune_match='^BM16-BN64-BK(128|256)-w[48]-s(8|12|16)-g8-swap$' tune_margin=15
