@@ -595,8 +595,8 @@ def _candidate_configs(spec: TargetSpec, dtype: str, M: int, N: int, K: int) -> 
         phases = line_phases(a_row)  # (the launcher's count: row_phases)
         if a_row % PAD_ROW_BYTES and not a_row % 16 and spec.tma and not M % phases:
             # A's rows usable but off the lines: the TMA configs also in tiles of one offset within
-            # a line (phase_a; on whole lines: HALF_LINE_BYTES), which start every tile row of A on
-            # a line without copying A; beside B as it is, and where B's rows are off the lines
+            # a line (phase_a, on whole lines: no `half_lines` twin), which start every tile row of A
+            # on a line without copying A; beside B as it is, and where B's rows are off the lines
             # too, beside its copy (pad_b). Only where M is a multiple of the offsets' count.
             configs += [
                 dataclasses.replace(cfg, phase_a=True)

@@ -321,10 +321,7 @@ def test_phase_tiles_on_an_offset_base_with_the_epilogue_and_fp8(half_lines, dev
     assert relative_error(out, reference_gemm(a, b, bias=bias, activation="gelu")) <= TOLERANCE["fp16"]
     fa, fb = _fp8_operands(40, 48, 1040, torch.float8_e4m3fn, rng, device)  # rows 1040 bytes apart
     sa, sb = torch.tensor(0.25, device=device), torch.tensor(3.0, device=device)
-    for cfg in (
-        config,
-        dataclasses.replace(config, block_k=128),
-    ):  # (in 64-byte parts: 1 and 2 a step)
+    for cfg in (config, dataclasses.replace(config, block_k=128)):  # (in 64-byte parts: 1 and 2 a step)
         out = _poisoned(40, 48, torch.bfloat16, device)
         kernels.scaled_matmul(fa, fb, sa, sb, out=out, config=cfg)
         assert relative_error(out, reference_gemm(fa, fb, scale_a=sa, scale_b=sb)) <= TOLERANCE["fp8_e4m3"]

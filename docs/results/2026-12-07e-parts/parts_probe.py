@@ -13,7 +13,8 @@ configs on whole lines (`-phase`: the first version's offsets; a 64-wide fp16 st
 and on half lines (`-phase-hl`: 64-byte parts; where they fit, the odd parts into a second
 accumulator, and once all into one), beside the same tiles without phases, the library's entry
 and cuBLAS, on fp16 1000^3 and 3000x5000x1000. Every side is checked against a float64 reference
-first. The call beside it then tunes both kinds of phase configs.
+first. (At ad685f1, where this ran, the call beside it then tuned both kinds of phase configs;
+the half lines lost, and the tune is offered whole lines only since.)
 
     PYTHONPATH=. python3 docs/results/2026-12-07e-parts/parts_probe.py [--rounds 20] [--dtypes fp16 bf16]
 """
