@@ -33,6 +33,7 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from benchmarks.timing import checked_sides, probe_table
+from kernels.matmul import _tile_coords
 
 # (A by TMA, B by TMA): the four ways of loading a tile's operands
 MODES = {(False, False): "A cp.async, B cp.async", (False, True): "A cp.async, B TMA",
@@ -59,14 +60,7 @@ def _mixed_kernel(
     """C = A @ B, A (M, K) row-major, B (K, N) column-major (torch._scaled_mm's layouts: both
     K-major), K a multiple of BK, C bf16 row-major; A's tile by TMA (A_TMA) or by pointer loads,
     and B's likewise."""
-    pid = tl.program_id(0)
-    num_m = tl.cdiv(M, BM)
-    num_n = tl.cdiv(N, BN)
-    group = GROUP_M * num_n
-    first_m = (pid // group) * GROUP_M
-    size_m = min(num_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % group) % size_m
-    pid_n = (pid % group) // size_m
+    pid_m, pid_n = _tile_coords(tl.program_id(0), M, N, BM, BN, GROUP_M)
     off_m = pid_m * BM
     off_n = pid_n * BN
     offs_k = tl.arange(0, BK)
