@@ -2,7 +2,7 @@
 
 On the fp8 128-row cells our 64 x 64 tiles and cuBLAS's (clusters of two, one operand multicast)
 both fill each SM with the same 512 KiB of operand tiles (128x4096x4096), at about 50 GB/s an SM.
-A 128 x 64 tile on half the SMs (720 KiB each) took 13.1 us against 10.7 (H100 SXM): the time
+A 128 x 64 tile on half the SMs (768 KiB each) took 13.1 us against 10.7 (H100 SXM): the time
 follows the bytes each SM takes in, not the bytes read from L2. On those cells the one-tile kernel
 (both operands by `cp.async`) beats the TMA kernel (both by the tensor memory accelerator) by 15%
 at the same tile and stages (H200, 11.0 against 13.0 us). This probe asks whether one SM takes in
